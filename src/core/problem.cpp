@@ -1,0 +1,44 @@
+#include "tilegemm/problem.hpp"
+
+namespace tilegemm {
+
+const char* layout_name(Layout layout) {
+  return layout == Layout::kRowMajor ? "row" : "col";
+}
+
+const char* dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::kF32: return "f32";
+    case DType::kTF32: return "tf32";
+    case DType::kBF16: return "bf16";
+    case DType::kF16: return "f16";
+  }
+  return "unknown";
+}
+
+std::size_t dtype_bytes(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+    case DType::kTF32: return 4;
+    case DType::kBF16:
+    case DType::kF16: return 2;
+  }
+  return 0;
+}
+
+Problem Problem::make(std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+                      const float* b, float* c, float alpha, float beta, Layout la, Layout lb,
+                      Layout lc) {
+  Problem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.a = {a, la, min_ld(la, m, k), DType::kF32};
+  p.b = {b, lb, min_ld(lb, k, n), DType::kF32};
+  p.c = {c, lc, min_ld(lc, m, n), DType::kF32};
+  return p;
+}
+
+}  // namespace tilegemm

@@ -1,0 +1,56 @@
+// Rung 1: naive. One thread per element of C, dot product straight from global memory
+// (the seeds' Day 5 `naiveMatmul`, generalised to M x N x K, alpha/beta and any layout).
+//
+// Why it is slow: every thread reads a full row of A and a full column of B, so the kernel
+// moves 2*M*N*K*4 bytes through the memory system for 2*M*N*K FLOPs: 0.25 FLOP/byte.
+// Consecutive threads (x) take consecutive columns, so B and C accesses are coalesced for
+// row-major operands and A is a broadcast.
+#include "common.cuh"
+#include "families.hpp"
+
+namespace tilegemm::kernels {
+namespace {
+
+constexpr int kBlockX = 32;  // columns of C per block: one warp spans 32 consecutive columns
+constexpr int kBlockY = 8;   // rows of C per block
+
+__global__ void __launch_bounds__(kBlockX * kBlockY) naive_kernel(GemmArgs g) {
+  const int row = blockIdx.y * kBlockY + threadIdx.y;
+  const int col = blockIdx.x * kBlockX + threadIdx.x;
+  if (row >= g.m || col >= g.n) return;
+  const float* a = g.a + row * g.a_rs;
+  const float* b = g.b + col * g.b_cs;
+  float acc = 0.0f;
+  for (int kk = 0; kk < g.k; ++kk) {
+    acc = fmaf(a[kk * g.a_cs], b[kk * g.b_rs], acc);
+  }
+  epilogue_store(g.c + row * g.c_rs + col * g.c_cs, acc, g.alpha, g.beta);
+}
+
+cudaError_t launch_naive(const Problem& p, cudaStream_t stream) {
+  naive_kernel<<<tile_grid(p, kBlockY, kBlockX), dim3(kBlockX, kBlockY), 0, stream>>>(
+      make_args(p));
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+void register_naive(Registry& r) {
+  KernelInfo k;
+  k.name = "naive";
+  k.family = "naive";
+  k.rung = 1;
+  k.tile = TileConfig{};
+  k.tile.bm = kBlockY;
+  k.tile.bn = kBlockX;
+  k.tile.tm = 1;
+  k.tile.tn = 1;
+  k.tile.threads = kBlockX * kBlockY;
+  k.summary = "one thread per C element, operands straight from global memory";
+  k.can_implement = [](const Problem& p) { return tile_grid_fits(p, kBlockY, kBlockX); };
+  k.launch = launch_naive;
+  k.device_function = reinterpret_cast<const void*>(&naive_kernel);
+  r.push_back(std::move(k));
+}
+
+}  // namespace tilegemm::kernels

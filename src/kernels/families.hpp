@@ -1,0 +1,17 @@
+// One registration function per kernel family (one numbered file each). Adding a family means
+// adding its file, one declaration here and one line in src/core/registry.cpp.
+#pragma once
+
+#include <vector>
+
+#include "tilegemm/kernel.hpp"
+
+namespace tilegemm::kernels {
+
+using Registry = std::vector<KernelInfo>;
+
+void register_naive(Registry& r);             // 01_naive.cu
+void register_smem_tiled(Registry& r);        // 02_smem_tiled.cu
+void register_smem_tiled_rect(Registry& r);   // 03_smem_tiled_rect.cu
+
+}  // namespace tilegemm::kernels

@@ -1,0 +1,57 @@
+#include <cublas_v2.h>
+
+#include "tilegemm/reference.hpp"
+
+namespace tilegemm::reference {
+
+namespace {
+Status from_cublas(cublasStatus_t s) {
+  if (s == CUBLAS_STATUS_SUCCESS) return Status();
+  // cuBLAS failures are reported through the CUDA error slot; the launch failure name is the
+  // closest CUDA equivalent, and the message keeps cuBLAS's own name.
+  return Status(StatusCode::kCudaError, static_cast<int>(cudaErrorLaunchFailure));
+}
+}  // namespace
+
+Cublas::Cublas() {
+  cublasHandle_t h = nullptr;
+  const cublasStatus_t s = cublasCreate(&h);
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    init_ = Status(StatusCode::kCudaError, static_cast<int>(cudaErrorNoDevice));
+    return;
+  }
+  handle_ = h;
+  // Plain FP32 SGEMM: no TF32 tensor-core shortcut, so the comparison is like for like.
+  cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH);
+}
+
+Cublas::~Cublas() {
+  if (handle_ != nullptr) cublasDestroy(handle_);
+}
+
+Status Cublas::gemm(const Problem& p, cudaStream_t stream) {
+  if (!init_.ok()) return init_;
+  if (p.m == 0 || p.n == 0) return Status();
+  if (Status s = from_cublas(cublasSetStream(handle_, stream)); !s.ok()) return s;
+  const auto* a = static_cast<const float*>(p.a.data);
+  const auto* b = static_cast<const float*>(p.b.data);
+  auto* c = static_cast<float*>(p.c.data);
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
+  const int lda = static_cast<int>(p.a.ld), ldb = static_cast<int>(p.b.ld);
+  const int ldc = static_cast<int>(p.c.ld);
+  cublasStatus_t s;
+  if (p.c.layout == Layout::kColMajor) {
+    // C (m x n) = op(A) op(B): a row-major operand read column-major is its transpose.
+    const cublasOperation_t op_a = p.a.layout == Layout::kColMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const cublasOperation_t op_b = p.b.layout == Layout::kColMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
+    s = cublasSgemm(handle_, op_a, op_b, m, n, k, &p.alpha, a, lda, b, ldb, &p.beta, c, ldc);
+  } else {
+    // Row-major C is column-major C^T (n x m) = B^T A^T.
+    const cublasOperation_t op_b = p.b.layout == Layout::kRowMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const cublasOperation_t op_a = p.a.layout == Layout::kRowMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
+    s = cublasSgemm(handle_, op_b, op_a, n, m, k, &p.alpha, b, ldb, a, lda, &p.beta, c, ldc);
+  }
+  return from_cublas(s);
+}
+
+}  // namespace tilegemm::reference
