@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every registered kernel under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)
+# at a few small awkward shapes and layouts; fails on any report. Needs a GPU.
+# Usage: scripts/sanitize.sh [path/to/tilegemm] [kernel-glob]
+set -uo pipefail
+TILEGEMM=${1:-./build/tools/tilegemm/tilegemm}
+GLOB=${2:-*}
+SHAPES=(1x1x1 33x65x17 127x129x31)
+LAYOUTS=("row row row" "col col col" "row col row" "col row col")
+failures=0
+runs=0
+for tool in memcheck racecheck synccheck initcheck; do
+  for shape in "${SHAPES[@]}"; do
+    for lay in "${LAYOUTS[@]}"; do
+      read -r la lb lc <<<"$lay"
+      log=$(mktemp)
+      compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+        "$TILEGEMM" verify --kernels "$GLOB" --shape "$shape" --alpha 1.5 --beta 0.5 \
+        --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad 1,2,3 --seed 7 >"$log" 2>&1
+      rc=$?
+      runs=$((runs + 1))
+      if [ $rc -ne 0 ]; then
+        failures=$((failures + 1))
+        echo "FAIL: $tool $shape layout=$la,$lb,$lc (exit $rc)"
+        grep -E "=========|FAILED|error" "$log" | head -30
+      else
+        summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
+        echo "ok:   $tool $shape layout=$la,$lb,$lc  ${summary#========= }"
+      fi
+      rm -f "$log"
+    done
+  done
+done
+echo "sanitize: $runs runs, $failures failed"
+[ $failures -eq 0 ]
