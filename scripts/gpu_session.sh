@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# One command for a lent GPU machine: device facts, the GPU test suite, the sanitizer sweep, the
+# benchmarks and the profiler counters, each step's log under $OUT/run, packed into $OUT/run.tgz
+# (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
+# Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
+#        ladder ladder-colb cute ncu (default: all)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-build/tools/tilegemm}
+TESTBIN=${TESTBIN:-build/tests}
+OUT=${OUT:-gpu-out}
+R="$OUT/run"
+mkdir -p "$R"
+TG="$BIN/tilegemm"
+STEPS=("$@")
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(info tests sanitize seeds ladder ladder-colb cute ncu)
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '-' )
+DAY=$(date -u +%Y-%m-%d)
+TAG="${GPU:-unknown}_${DAY}"
+summary="$OUT/summary.txt"
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+run_step() {
+  local name=$1
+  shift
+  local t0=$SECONDS
+  "$@" >"$R/$name.log" 2>&1
+  local rc=$?
+  note "step $name: exit $rc, $((SECONDS - t0)) s"
+  return $rc
+}
+
+for step in "${STEPS[@]}"; do
+  case $step in
+    info)
+      run_step info bash -c "nvidia-smi; nvidia-smi -q -d CLOCK,POWER,PERFORMANCE; $TG devices"
+      ;;
+    tests)
+      run_step gpu_tests "$TESTBIN/tilegemm_gpu_tests" --gtest_output=xml:"$R/gpu_tests.xml"
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED  \]" "$R/gpu_tests.log" | tail -40 | tee -a "$summary"
+      ;;
+    sanitize)
+      run_step sanitize scripts/sanitize.sh "$TG" "${SANITIZE_GLOB:-*}"
+      tail -3 "$R/sanitize.log" | tee -a "$summary"
+      ;;
+    seeds)
+      # The seeds' sizes, every kernel, beside cuBLAS.
+      run_step bench_seeds "$TG" bench --kernels "${SEEDS_GLOB:-*}" --size 256:4096:x2 \
+        --format json --output "$R/${TAG}_seeds.json"
+      "$TG" bench --kernels "${SEEDS_GLOB:-*}" --size 256:4096:x2 --format md --reps 20 \
+        --output "$R/${TAG}_seeds.md" >/dev/null 2>&1
+      ;;
+    ladder|ladder-colb)
+      lb=row
+      [ "$step" = ladder-colb ] && lb=col
+      run_step "bench_$step" "$TG" bench --kernels "${LADDER_GLOB:-*}" --layout-b "$lb" \
+        --size 256:8192:x2 --shape 4095x4095x4095 --shape 1000x1000x1000 \
+        --shape 8192x1024x8192 --shape 4096x4096x16384 --shape 16x4096x4096 \
+        --format json --output "$R/${TAG}_$step.json"
+      ;;
+    cute)
+      run_step bench_cute "$TG" bench --kernels 'cute_*' --shape 1024x1024x1024 \
+        --shape 4095x4095x4095 --shape 4096x4096x4096 --shape 8192x8192x8192 \
+        --format json --output "$R/${TAG}_cute.json"
+      ;;
+    ncu)
+      # Shared-memory bank conflicts and the basic counters of every kernel at 4096^3.
+      run_step ncu ncu --clock-control none --metrics \
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,gpu__time_duration.sum \
+        --csv "$TG" bench --kernels "${NCU_GLOB:-*}" --shape 4096x4096x4096 --warmup 0 --reps 1
+      ;;
+    *)
+      note "unknown step $step"
+      ;;
+  esac
+done
+tar czf "$OUT/run.tgz" -C "$OUT" run
+note "packed $OUT/run.tgz"
