@@ -13,6 +13,7 @@ kernels::Registry build_registry() {
   kernels::register_naive(r);
   kernels::register_smem_tiled(r);
   kernels::register_smem_tiled_rect(r);
+  kernels::register_blocktile_2d(r);
   std::stable_sort(r.begin(), r.end(),
                    [](const KernelInfo& x, const KernelInfo& y) { return x.rung < y.rung; });
   return r;

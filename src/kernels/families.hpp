@@ -13,5 +13,6 @@ using Registry = std::vector<KernelInfo>;
 void register_naive(Registry& r);             // 01_naive.cu
 void register_smem_tiled(Registry& r);        // 02_smem_tiled.cu
 void register_smem_tiled_rect(Registry& r);   // 03_smem_tiled_rect.cu
+void register_blocktile_2d(Registry& r);      // 04_blocktile_2d.cu
 
 }  // namespace tilegemm::kernels
