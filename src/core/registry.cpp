@@ -14,6 +14,7 @@ kernels::Registry build_registry() {
   kernels::register_smem_tiled(r);
   kernels::register_smem_tiled_rect(r);
   kernels::register_blocktile_2d(r);
+  kernels::register_vectorized(r);
   std::stable_sort(r.begin(), r.end(),
                    [](const KernelInfo& x, const KernelInfo& y) { return x.rung < y.rung; });
   return r;

@@ -14,5 +14,6 @@ void register_naive(Registry& r);             // 01_naive.cu
 void register_smem_tiled(Registry& r);        // 02_smem_tiled.cu
 void register_smem_tiled_rect(Registry& r);   // 03_smem_tiled_rect.cu
 void register_blocktile_2d(Registry& r);      // 04_blocktile_2d.cu
+void register_vectorized(Registry& r);        // 05_vectorized.cu
 
 }  // namespace tilegemm::kernels
