@@ -15,6 +15,9 @@ kernels::Registry build_registry() {
   kernels::register_smem_tiled_rect(r);
   kernels::register_blocktile_2d(r);
   kernels::register_vectorized(r);
+#if defined(TILEGEMM_WITH_CUTE)
+  kernels::register_cute_simple(r);
+#endif  // TILEGEMM_WITH_CUTE
   std::stable_sort(r.begin(), r.end(),
                    [](const KernelInfo& x, const KernelInfo& y) { return x.rung < y.rung; });
   return r;
