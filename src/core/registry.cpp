@@ -15,6 +15,7 @@ kernels::Registry build_registry() {
   kernels::register_smem_tiled_rect(r);
   kernels::register_blocktile_2d(r);
   kernels::register_vectorized(r);
+  kernels::register_bankfree(r);
 #if defined(TILEGEMM_WITH_CUTE)
   kernels::register_cute_simple(r);
 #endif  // TILEGEMM_WITH_CUTE
