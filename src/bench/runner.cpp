@@ -1,0 +1,288 @@
+// The runners of `tilegemm bench` and `tilegemm verify`, without the printing.
+//   bench:  per shape one Testbed; cuBLAS verified and timed on its buffers, then every selected
+//           kernel verified and, only if right, timed the same way.
+//   verify: per case one Testbed, every selected kernel checked on it; failures carry the case
+//           and the command that replays it.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "tilegemm/bench.hpp"
+#include "tilegemm/gemm.hpp"
+#include "tilegemm/reference.hpp"
+
+namespace tilegemm::bench {
+
+namespace {
+
+// A non-blocking stream, destroyed on every path.
+class Stream {
+ public:
+  Stream() {
+    err_ = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking);
+    if (err_ != cudaSuccess) cudaGetLastError();
+  }
+  ~Stream() {
+    if (err_ == cudaSuccess) cudaStreamDestroy(stream_);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  Status status() const {
+    return err_ == cudaSuccess ? Status() : Status(StatusCode::kCudaError, err_);
+  }
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  cudaError_t err_ = cudaSuccess;
+};
+
+void mark_failed(BenchRow* row, const std::string& detail) {
+  row->status = RowStatus::kFailed;
+  row->detail = detail;
+}
+
+// Verify with run_and_check, then (only if right) reset C once and time. Fills the row.
+void verify_and_time(Testbed& testbed, Timer& timer, cudaStream_t stream,
+                     const Testbed::RunFn& run, BenchRow* row) {
+  const CheckResult check = testbed.run_and_check(run, stream);
+  row->rel_error = check.rel_error;
+  row->tolerance = check.tolerance;
+  if (!check.passed) {
+    mark_failed(row, check.detail.empty() ? "verification failed" : check.detail);
+    return;
+  }
+  if (Status s = testbed.reset_c(stream); !s.ok()) {
+    mark_failed(row, "reset_c: " + s.message());
+    return;
+  }
+  const Problem& problem = testbed.problem();
+  TimingStats stats;
+  const Status s = timer.time([&](cudaStream_t st) { return run(problem, st); }, stream, &stats);
+  if (!s.ok()) {
+    mark_failed(row, "timing: " + s.message());
+    return;
+  }
+  row->median_ms = stats.median_ms;
+  row->min_ms = stats.min_ms;
+  row->max_ms = stats.max_ms;
+  row->tflops = tflops(row->shape, stats.median_ms);
+}
+
+std::int64_t alloc_elements(Layout layout, std::int64_t ld, std::int64_t rows,
+                            std::int64_t cols) {
+  const std::int64_t outer = layout == Layout::kRowMajor ? rows : cols;
+  return (outer > 0 ? outer : 1) * ld;
+}
+
+}  // namespace
+
+const char* row_status_name(RowStatus status) {
+  switch (status) {
+    case RowStatus::kOk: return "ok";
+    case RowStatus::kFailed: return "FAILED";
+    case RowStatus::kNotApplicable: return "N/A";
+  }
+  return "unknown";
+}
+
+CaseSpec bench_case(const BenchRequest& request, const Shape& shape) {
+  CaseSpec c;
+  c.m = shape.m;
+  c.n = shape.n;
+  c.k = shape.k;
+  c.alpha = request.alpha;
+  c.beta = request.beta;
+  c.la = request.la;
+  c.lb = request.lb;
+  c.lc = request.lc;
+  c.pad_a = request.pads.a;
+  c.pad_b = request.pads.b;
+  c.pad_c = request.pads.c;
+  c.seed = request.seed;
+  return c;
+}
+
+double testbed_bytes(const CaseSpec& s) {
+  const double a = static_cast<double>(
+      alloc_elements(s.la, min_ld(s.la, s.m, s.k) + s.pad_a, s.m, s.k));
+  const double b = static_cast<double>(
+      alloc_elements(s.lb, min_ld(s.lb, s.k, s.n) + s.pad_b, s.k, s.n));
+  const double c = static_cast<double>(
+      alloc_elements(s.lc, min_ld(s.lc, s.m, s.n) + s.pad_c, s.m, s.n));
+  const double ref = static_cast<double>(s.m) * static_cast<double>(s.n);
+  return 4.0 * (a + b + 3.0 * c) + 8.0 * ref;  // three C buffers: working, initial, before-run
+}
+
+bool bench_passed(const BenchReport& report) {
+  for (const BenchRow& row : report.rows) {
+    if (row.status == RowStatus::kFailed) return false;
+  }
+  return true;
+}
+
+BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
+  BenchReport report;
+  report.timing = request.timing;
+  report.seed = request.seed;
+  if (std::optional<DeviceInfo> d = current_device()) report.device = *d;
+
+  Stream stream;
+  reference::Cublas cublas;
+  Timer timer(request.timing, report.device.l2_bytes);
+  // A setup failure fails every row with the same reason.
+  std::string setup_error;
+  if (!stream.status().ok()) setup_error = "stream: " + stream.status().message();
+  else if (!cublas.init_status().ok()) setup_error = "cuBLAS: " + cublas.init_status().message();
+  else if (!timer.init_status().ok()) setup_error = "timer: " + timer.init_status().message();
+
+  const std::size_t total = request.shapes.size() * (request.kernels.size() + 1);
+  std::size_t done = 0;
+  auto announce = [&](const std::string& name, const Shape& shape) {
+    ++done;
+    if (progress) {
+      progress("[" + std::to_string(done) + "/" + std::to_string(total) + "] " + name + " " +
+               shape.to_string() + " ...");
+    }
+  };
+
+  for (const Shape& shape : request.shapes) {
+    const CaseSpec spec = bench_case(request, shape);
+    BenchRow base;
+    base.shape = shape;
+    base.la = spec.la;
+    base.lb = spec.lb;
+    base.lc = spec.lc;
+    base.alpha = spec.alpha;
+    base.beta = spec.beta;
+    base.pads = request.pads;
+
+    Testbed testbed(spec);
+    std::string shape_error = setup_error;
+    if (shape_error.empty() && !testbed.init_status().ok()) {
+      shape_error = "testbed: " + testbed.init_status().message();
+    }
+
+    announce("cublas", shape);
+    BenchRow cublas_row = base;
+    cublas_row.kernel = "cublas";
+    if (!shape_error.empty()) {
+      mark_failed(&cublas_row, shape_error);
+    } else {
+      verify_and_time(testbed, timer, stream.get(),
+                      [&](const Problem& p, cudaStream_t st) { return cublas.gemm(p, st); },
+                      &cublas_row);
+    }
+    const double cublas_ms = cublas_row.median_ms;
+    cublas_row.cublas_ms = cublas_ms;
+    if (cublas_row.status == RowStatus::kOk) cublas_row.cublas_ratio = 1.0;
+    report.rows.push_back(cublas_row);
+
+    for (const std::string& name : request.kernels) {
+      BenchRow row = base;
+      row.cublas_ms = cublas_ms;
+      const bool is_auto = name == "auto";
+      const KernelInfo* info = nullptr;
+      if (shape_error.empty()) {
+        info = is_auto ? select_kernel(testbed.problem()) : find_kernel(name);
+      } else if (!is_auto) {
+        info = find_kernel(name);
+      }
+      row.kernel = is_auto ? "auto(" + (info != nullptr ? info->name : std::string("none")) + ")"
+                           : name;
+      announce(row.kernel, shape);
+      if (!shape_error.empty()) {
+        mark_failed(&row, shape_error);
+      } else if (info == nullptr) {
+        row.status = RowStatus::kNotApplicable;
+        row.detail = is_auto ? "no registered kernel implements this problem"
+                             : "no kernel of this name";
+      } else if (!info->can_implement(testbed.problem())) {
+        row.status = RowStatus::kNotApplicable;
+        row.detail = "can_implement is false for this problem";
+      } else {
+        const std::string run_name = is_auto ? std::string("auto") : name;
+        verify_and_time(testbed, timer, stream.get(),
+                        [&](const Problem& p, cudaStream_t st) { return gemm(p, run_name, st); },
+                        &row);
+        if (row.status == RowStatus::kOk && cublas_ms > 0.0) {
+          row.cublas_ratio = cublas_ms / row.median_ms;
+        }
+      }
+      report.rows.push_back(row);
+    }
+  }
+  return report;
+}
+
+std::string replay_command(const std::string& kernel, const CaseSpec& spec) {
+  return "tilegemm verify --kernels " + kernel + " " + spec.replay_flags();
+}
+
+VerifyReport run_verify(const std::vector<std::string>& kernels,
+                        const std::vector<CaseSpec>& cases, const ProgressFn& progress,
+                        const std::function<void(const VerifyFailure&)>& on_failure) {
+  VerifyReport report;
+  for (const std::string& name : kernels) {
+    KernelSummary s;
+    s.kernel = name;
+    report.kernels.push_back(s);
+  }
+  Stream stream;
+  auto fail = [&](KernelSummary* summary, const CaseSpec& spec, CheckResult check) {
+    ++summary->failed;
+    VerifyFailure f{summary->kernel, spec, std::move(check)};
+    if (on_failure) on_failure(f);
+    report.failures.push_back(std::move(f));
+  };
+
+  const std::size_t every = 50;  // a progress line per 50 cases keeps long sweeps alive
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const CaseSpec& spec = cases[i];
+    if (progress && (i % every == 0 || i + 1 == cases.size())) {
+      progress("[" + std::to_string(i + 1) + "/" + std::to_string(cases.size()) + "] " +
+               spec.to_string());
+    }
+    Testbed testbed(spec);
+    Status setup = stream.status();
+    if (setup.ok()) setup = testbed.init_status();
+    for (KernelSummary& summary : report.kernels) {
+      ++summary.cases;
+      if (!setup.ok()) {
+        CheckResult r;
+        r.status = setup;
+        r.detail = "testbed: " + setup.message();
+        fail(&summary, spec, std::move(r));
+        continue;
+      }
+      const bool is_auto = summary.kernel == "auto";
+      const KernelInfo* info =
+          is_auto ? select_kernel(testbed.problem()) : find_kernel(summary.kernel);
+      if (info == nullptr || !info->can_implement(testbed.problem())) {
+        ++summary.not_applicable;
+        continue;
+      }
+      const std::string& run_name = summary.kernel;
+      CheckResult r = testbed.run_and_check(
+          [&](const Problem& p, cudaStream_t st) { return gemm(p, run_name, st); },
+          stream.get());
+      // NaN (a NaN or Inf in C) counts as the worst error there is.
+      const double err =
+          std::isnan(r.rel_error) ? std::numeric_limits<double>::infinity() : r.rel_error;
+      summary.worst_rel_error = std::max(summary.worst_rel_error, err);
+      if (r.tolerance > 0.0) summary.worst_ratio = std::max(summary.worst_ratio, err / r.tolerance);
+      if (r.passed) {
+        ++summary.passed;
+      } else {
+        if (r.detail.empty()) r.detail = "verification failed";
+        fail(&summary, spec, std::move(r));
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace tilegemm::bench

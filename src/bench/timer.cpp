@@ -1,0 +1,123 @@
+// The timer: warm-up launches, then one CUDA event pair around each timed launch, so the median
+// is over launches and one slow launch (a clock ramp, a context switch) shows in max, not in
+// the median. The cold-L2 flush is enqueued between the events of consecutive launches, so its
+// own time is never counted.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tilegemm/bench.hpp"
+
+namespace tilegemm::bench {
+
+namespace {
+
+Status cuda_status(cudaError_t err) {
+  if (err == cudaSuccess) return Status();
+  cudaGetLastError();
+  return Status(StatusCode::kCudaError, err);
+}
+
+// Events of the timed launches, destroyed on every path.
+class EventPairs {
+ public:
+  explicit EventPairs(int count) : start_(static_cast<std::size_t>(count), nullptr),
+                                   stop_(static_cast<std::size_t>(count), nullptr) {}
+  ~EventPairs() {
+    for (cudaEvent_t e : start_) if (e != nullptr) cudaEventDestroy(e);
+    for (cudaEvent_t e : stop_) if (e != nullptr) cudaEventDestroy(e);
+  }
+  EventPairs(const EventPairs&) = delete;
+  EventPairs& operator=(const EventPairs&) = delete;
+  Status create() {
+    for (std::size_t i = 0; i < start_.size(); ++i) {
+      if (Status s = cuda_status(cudaEventCreate(&start_[i])); !s.ok()) return s;
+      if (Status s = cuda_status(cudaEventCreate(&stop_[i])); !s.ok()) return s;
+    }
+    return Status();
+  }
+  cudaEvent_t start(std::size_t i) const { return start_[i]; }
+  cudaEvent_t stop(std::size_t i) const { return stop_[i]; }
+
+ private:
+  std::vector<cudaEvent_t> start_;
+  std::vector<cudaEvent_t> stop_;
+};
+
+}  // namespace
+
+TimingStats summarize_ms(std::vector<float> samples_ms) {
+  TimingStats t;
+  t.reps = static_cast<int>(samples_ms.size());
+  if (samples_ms.empty()) {
+    t.median_ms = t.min_ms = t.max_ms = kNoValue;
+    return t;
+  }
+  std::sort(samples_ms.begin(), samples_ms.end());
+  const std::size_t n = samples_ms.size();
+  t.min_ms = static_cast<double>(samples_ms.front());
+  t.max_ms = static_cast<double>(samples_ms.back());
+  t.median_ms = n % 2 == 1 ? static_cast<double>(samples_ms[n / 2])
+                           : 0.5 * (static_cast<double>(samples_ms[n / 2 - 1]) +
+                                    static_cast<double>(samples_ms[n / 2]));
+  return t;
+}
+
+double tflops(const Shape& shape, double elapsed_ms) {
+  if (!(elapsed_ms > 0.0)) return kNoValue;
+  const double flop = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
+                      static_cast<double>(shape.k);
+  return flop / (elapsed_ms * 1e-3) / 1e12;
+}
+
+Timer::Timer(const TimingOptions& options, std::int64_t l2_bytes) : options_(options) {
+  if (options_.reps < 1 || options_.warmup < 0) {
+    init_ = Status(StatusCode::kNotSupported);
+    return;
+  }
+  if (options_.cold) {
+    // Twice the L2: whatever the replacement policy, none of the previous launch's lines stay.
+    flush_bytes_ = static_cast<std::size_t>(std::max<std::int64_t>(l2_bytes, 1 << 20)) * 2;
+    init_ = cuda_status(cudaMalloc(&flush_buffer_, flush_bytes_));
+  }
+}
+
+Timer::~Timer() {
+  if (flush_buffer_ != nullptr) cudaFree(flush_buffer_);
+}
+
+Status Timer::time(const LaunchFn& launch, cudaStream_t stream, TimingStats* out) {
+  if (!init_.ok()) return init_;
+  for (int i = 0; i < options_.warmup; ++i) {
+    if (Status s = launch(stream); !s.ok()) return s;
+  }
+  EventPairs events(options_.reps);
+  if (Status s = events.create(); !s.ok()) return s;
+  const auto reps = static_cast<std::size_t>(options_.reps);
+  for (std::size_t i = 0; i < reps; ++i) {
+    if (options_.cold) {
+      // A write of every line evicts the operands (writes allocate in L2 on NVIDIA GPUs).
+      if (Status s = cuda_status(cudaMemsetAsync(flush_buffer_, static_cast<int>(i & 0xff),
+                                                 flush_bytes_, stream));
+          !s.ok()) {
+        return s;
+      }
+    }
+    if (Status s = cuda_status(cudaEventRecord(events.start(i), stream)); !s.ok()) return s;
+    if (Status s = launch(stream); !s.ok()) return s;
+    if (Status s = cuda_status(cudaEventRecord(events.stop(i), stream)); !s.ok()) return s;
+  }
+  if (Status s = cuda_status(cudaStreamSynchronize(stream)); !s.ok()) return s;
+  std::vector<float> samples(reps, 0.0f);
+  for (std::size_t i = 0; i < reps; ++i) {
+    if (Status s = cuda_status(cudaEventElapsedTime(&samples[i], events.start(i), events.stop(i)));
+        !s.ok()) {
+      return s;
+    }
+  }
+  *out = summarize_ms(std::move(samples));
+  return Status();
+}
+
+}  // namespace tilegemm::bench
