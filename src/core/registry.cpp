@@ -16,6 +16,7 @@ kernels::Registry build_registry() {
   kernels::register_blocktile_2d(r);
   kernels::register_vectorized(r);
   kernels::register_bankfree(r);
+  kernels::register_warptile(r);
 #if defined(TILEGEMM_WITH_CUTE)
   kernels::register_cute_simple(r);
 #endif  // TILEGEMM_WITH_CUTE
