@@ -43,7 +43,7 @@ TEST_P(KernelSweep, StandardSweepPasses) {
   const KernelInfo* kernel = find_kernel(GetParam());
   ASSERT_NE(kernel, nullptr);
   int ran = 0, refused = 0, failed = 0;
-  for (const CaseSpec& spec : standard_sweep(kSweepSeed)) {
+  for (const CaseSpec& spec : bench::standard_sweep(kSweepSeed)) {
     CaseSpec used = spec;
     {
       Testbed probe(spec);
@@ -72,8 +72,8 @@ TEST_P(KernelSweep, StandardSweepPasses) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKernels, KernelSweep, ::testing::ValuesIn(kernel_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param;
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           return param.param;
                          });
 
 TEST(AutoDispatch, EveryShapeClassAndLayoutMixIsComputedRight) {

@@ -111,7 +111,7 @@ TEST(Library, DeviceFp64ReferenceMatchesHostReference) {
     hp.c.data = const_cast<float*>(c.data());
     const std::vector<double> host = reference::host_gemm(hp);
     double* d_ref = nullptr;
-    ASSERT_EQ(cudaMalloc(&d_ref, sizeof(double) * m * n), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_ref), sizeof(double) * m * n), cudaSuccess);
     ASSERT_TRUE(reference::gemm_fp64(dp, d_ref, 0).ok());
     std::vector<double> dev(static_cast<std::size_t>(m * n));
     ASSERT_EQ(cudaMemcpy(dev.data(), d_ref, sizeof(double) * dev.size(), cudaMemcpyDeviceToHost),
