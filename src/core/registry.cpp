@@ -17,6 +17,7 @@ kernels::Registry build_registry() {
   kernels::register_vectorized(r);
   kernels::register_bankfree(r);
   kernels::register_warptile(r);
+  kernels::register_cp_async(r);
 #if defined(TILEGEMM_WITH_CUTE)
   kernels::register_cute_simple(r);
 #endif  // TILEGEMM_WITH_CUTE
