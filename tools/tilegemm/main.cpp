@@ -1,9 +1,403 @@
-// Placeholder entry point; the lab CLI is built on top of libtilegemm.
-#include <cstdio>
+// tilegemm: the lab's command line. Argument handling and printing only; the work lives in
+// libtilegemm (tilegemm/bench.hpp, tilegemm/analysis.hpp, tilegemm/device_info.hpp), where the
+// CPU tests reach it.
+//
+// Exit codes: 0 success; 1 a kernel FAILED verification; 2 bad input (one line on stderr naming
+// the flag); 3 no CUDA device for a command that needs one; 4 an unexpected internal error.
+#include <CLI/CLI.hpp>
 
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tilegemm/analysis.hpp"
+#include "tilegemm/bench.hpp"
+#include "tilegemm/device_info.hpp"
 #include "tilegemm/gemm.hpp"
 
-int main() {
-  for (const auto& k : tilegemm::all_kernels()) std::printf("%s\n", k.name.c_str());
-  return 0;
+namespace {
+
+namespace tb = tilegemm::bench;
+namespace ta = tilegemm::analysis;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitNoDevice = 3;
+constexpr int kExitInternal = 4;
+
+constexpr const char* kDefaultSizes = "256,512,1024,2048,4096";
+
+int no_device(const std::string& command, const std::string& nothing_to) {
+  std::cerr << "tilegemm " << command << ": no CUDA device found; nothing to " << nothing_to
+            << ". Without a GPU, `tilegemm analyze`, `tilegemm list` and the CPU tests work.\n";
+  return kExitNoDevice;
+}
+
+// The flags of one GEMM case, shared by bench, verify and analyze (analyze takes the shape only).
+struct CaseFlags {
+  std::vector<std::string> shapes;
+  std::string m, n, k, size;
+  std::string alpha = "1", beta = "0";
+  std::string layout_a = "row", layout_b = "row", layout_c = "row";
+  std::string pad = "0,0,0";
+  std::string seed = "1";
+  std::vector<CLI::Option*> scalar_options;  // alpha, beta, layouts, pad: for "given?" checks
+};
+
+void add_shape_flags(CLI::App* app, CaseFlags* f, bool ranges) {
+  const char* size_help = ranges ? "sizes: 256, 256,512, 256:4096:256 or 256:4096:x2"
+                                 : "a single size";
+  app->add_option("--shape", f->shapes, "MxNxK, e.g. 4095x4095x4095 (repeatable)");
+  app->add_option("--m", f->m, std::string("M: ") + size_help);
+  app->add_option("--n", f->n, std::string("N: ") + size_help);
+  app->add_option("--k", f->k, std::string("K: ") + size_help);
+  if (ranges) app->add_option("--size", f->size, "square sizes m=n=k, same syntax as --m");
+}
+
+void add_scalar_flags(CLI::App* app, CaseFlags* f) {
+  f->scalar_options = {
+      app->add_option("--alpha", f->alpha, "alpha"),
+      app->add_option("--beta", f->beta, "beta"),
+      app->add_option("--layout-a", f->layout_a, "layout of A: row|col"),
+      app->add_option("--layout-b", f->layout_b, "layout of B: row|col"),
+      app->add_option("--layout-c", f->layout_c, "layout of C: row|col"),
+      app->add_option("--pad", f->pad, "extra leading-dimension elements of A,B,C"),
+  };
+  app->add_option("--seed", f->seed, "seed of the random inputs");
+}
+
+// The shapes the flags name, each with the flag it came from (for error messages).
+struct NamedShape {
+  tb::Shape shape;
+  std::string flag;
+};
+std::vector<NamedShape> bench_shapes(const CaseFlags& f) {
+  std::vector<NamedShape> out;
+  const bool any_mnk = !f.m.empty() || !f.n.empty() || !f.k.empty();
+  if (any_mnk) {
+    // Parse what was given first, so a malformed list is named before a missing one.
+    std::vector<std::int64_t> lists[3];
+    const char* flags[3] = {"--m", "--n", "--k"};
+    const std::string* texts[3] = {&f.m, &f.n, &f.k};
+    for (int i = 0; i < 3; ++i) {
+      if (!texts[i]->empty()) lists[i] = tb::parse_size_list(flags[i], *texts[i]);
+    }
+    for (int i = 0; i < 3; ++i) {
+      if (texts[i]->empty()) {
+        throw tb::InputError(flags[i], "missing: --m, --n and --k go together (or use --size "
+                                       "or --shape)");
+      }
+    }
+    for (const tb::Shape& s : tb::cartesian(lists[0], lists[1], lists[2])) {
+      out.push_back({s, "--m/--n/--k"});
+    }
+  }
+  if (!f.size.empty()) {
+    for (std::int64_t s : tb::parse_size_list("--size", f.size)) out.push_back({{s, s, s}, "--size"});
+  }
+  for (const std::string& text : f.shapes) out.push_back({tb::parse_shape("--shape", text), "--shape"});
+  if (out.empty()) {
+    for (std::int64_t s : tb::parse_size_list("default sizes", kDefaultSizes)) {
+      out.push_back({{s, s, s}, "default sizes"});
+    }
+  }
+  return out;
+}
+
+// --- subcommands ------------------------------------------------------------------------------
+
+int run_list(const std::string& kernels_glob, const std::string& format_text) {
+  const tb::Format format = tb::parse_format("--format", format_text);
+  std::vector<tilegemm::KernelInfo> selected;
+  for (const std::string& name : tb::select_kernels("--kernels", kernels_glob)) {
+    if (const tilegemm::KernelInfo* k = tilegemm::find_kernel(name)) selected.push_back(*k);
+  }
+  tb::write_kernels(std::cout, selected, format);
+  return kExitOk;
+}
+
+int run_devices(const std::string& format_text) {
+  const tb::Format format = tb::parse_format("--format", format_text);
+  const std::vector<tilegemm::DeviceInfo> devices = tilegemm::query_devices();
+  if (devices.empty()) {
+    std::cerr << "tilegemm devices: no CUDA device found.\n";
+    return kExitNoDevice;
+  }
+  tb::write_devices(std::cout, devices, format);
+  return kExitOk;
+}
+
+struct BenchFlags {
+  std::string kernels = "*";
+  std::string warmup = "10", reps = "50";
+  bool cold = false;
+  std::string format = "table";
+  std::string output;
+};
+
+int run_bench(const CaseFlags& cf, const BenchFlags& bf, const std::string& command) {
+  tb::BenchRequest request;
+  request.kernels = tb::select_kernels("--kernels", bf.kernels);
+  const std::vector<NamedShape> shapes = bench_shapes(cf);
+  for (const NamedShape& s : shapes) request.shapes.push_back(s.shape);
+  request.alpha = tb::parse_scalar("--alpha", cf.alpha);
+  request.beta = tb::parse_scalar("--beta", cf.beta);
+  request.la = tb::parse_layout("--layout-a", cf.layout_a);
+  request.lb = tb::parse_layout("--layout-b", cf.layout_b);
+  request.lc = tb::parse_layout("--layout-c", cf.layout_c);
+  request.pads = tb::parse_pads("--pad", cf.pad);
+  request.seed = tb::parse_seed("--seed", cf.seed);
+  request.timing.warmup = static_cast<int>(tb::parse_int("--warmup", bf.warmup, 0, 100000));
+  request.timing.reps = static_cast<int>(tb::parse_int("--reps", bf.reps, 1, 100000));
+  request.timing.cold = bf.cold;
+  const tb::Format format = tb::parse_format("--format", bf.format);
+
+  const std::optional<tilegemm::DeviceInfo> device = tilegemm::current_device();
+  if (!device) return no_device("bench", "time");
+  for (const NamedShape& s : shapes) {
+    const double need = tb::testbed_bytes(tb::bench_case(request, s.shape));
+    if (need > static_cast<double>(device->global_mem_bytes)) {
+      throw tb::InputError(s.flag, "'" + s.shape.to_string() + "' needs " +
+                                       tb::fixed(need / 1e9, 1) + " GB of device memory for "
+                                       "its testbed; " + device->name + " has " +
+                                       tb::fixed(static_cast<double>(device->global_mem_bytes) /
+                                                     1e9, 1) + " GB");
+    }
+  }
+  std::ofstream file;
+  if (!bf.output.empty()) {
+    file.open(bf.output);
+    if (!file) throw tb::InputError("--output", "cannot open '" + bf.output + "' for writing");
+  }
+
+  tb::BenchReport report =
+      tb::run_bench(request, [](const std::string& line) { std::cerr << line << std::endl; });
+  report.command = command;
+  report.timestamp = tb::utc_timestamp();
+  if (file.is_open()) {
+    tb::write_bench(file, report, format);
+    tb::write_bench(std::cout, report, tb::Format::kTable);
+    std::cerr << "tilegemm bench: wrote " << report.rows.size() << " rows to " << bf.output
+              << "\n";
+  } else {
+    tb::write_bench(std::cout, report, format);
+  }
+  return tb::bench_passed(report) ? kExitOk : kExitFailed;
+}
+
+struct VerifyFlags {
+  std::string kernels = "*";
+  std::string fuzz = "0";
+  std::string format = "table";
+  CLI::Option* fuzz_option = nullptr;
+};
+
+int run_verify(const CaseFlags& cf, const VerifyFlags& vf) {
+  const std::vector<std::string> kernels = tb::select_kernels("--kernels", vf.kernels);
+  const std::uint64_t seed = tb::parse_seed("--seed", cf.seed);
+  const std::int64_t fuzz = tb::parse_int("--fuzz", vf.fuzz, 0, 1000000);
+  const tb::Format format = tb::parse_format("--format", vf.format);
+  std::vector<tilegemm::CaseSpec> cases;
+  if (!cf.shapes.empty()) {
+    if (vf.fuzz_option->count() > 0) {
+      throw tb::InputError("--fuzz", "not with --shape (a --shape run replays exactly one case)");
+    }
+    tilegemm::CaseSpec spec;
+    spec.alpha = tb::parse_scalar("--alpha", cf.alpha);
+    spec.beta = tb::parse_scalar("--beta", cf.beta);
+    spec.la = tb::parse_layout("--layout-a", cf.layout_a);
+    spec.lb = tb::parse_layout("--layout-b", cf.layout_b);
+    spec.lc = tb::parse_layout("--layout-c", cf.layout_c);
+    const tb::Pads pads = tb::parse_pads("--pad", cf.pad);
+    spec.pad_a = pads.a;
+    spec.pad_b = pads.b;
+    spec.pad_c = pads.c;
+    spec.seed = seed;
+    for (const std::string& text : cf.shapes) {
+      const tb::Shape s = tb::parse_shape("--shape", text);
+      spec.m = s.m;
+      spec.n = s.n;
+      spec.k = s.k;
+      cases.push_back(spec);
+    }
+  } else {
+    for (const CLI::Option* opt : cf.scalar_options) {
+      if (opt->count() > 0) {
+        throw tb::InputError(opt->get_name(), "only with --shape (the sweep sets it per case)");
+      }
+    }
+    cases = tb::standard_sweep(seed);
+    const std::vector<tilegemm::CaseSpec> extra = tb::fuzz_cases(fuzz, seed);
+    cases.insert(cases.end(), extra.begin(), extra.end());
+  }
+
+  if (tilegemm::cuda_device_count() == 0) return no_device("verify", "verify");
+
+  // Failures go where a reader of the table looks; machine formats keep stdout clean.
+  std::ostream& failures_out = format == tb::Format::kTable ? std::cout : std::cerr;
+  const tb::VerifyReport report = tb::run_verify(
+      kernels, cases, [](const std::string& line) { std::cerr << line << std::endl; },
+      [&](const tb::VerifyFailure& f) {
+        failures_out << "FAILED " << f.kernel << " " << f.spec.to_string() << ": "
+                     << f.check.detail << "\n  replay: " << tb::replay_command(f.kernel, f.spec)
+                     << std::endl;
+      });
+  tb::write_verify(std::cout, report, format);
+  if (format == tb::Format::kTable) {
+    std::cout << (report.passed() ? "verify: all passed" : "verify: FAILED") << " ("
+              << cases.size() << " cases x " << kernels.size() << " kernels, "
+              << report.failures.size() << " failures)\n";
+  }
+  return report.passed() ? kExitOk : kExitFailed;
+}
+
+struct AnalyzeFlags {
+  std::string tile = "32";
+  std::string kernel;
+  std::string device = "h200";
+  std::string regs = "32";
+  std::string format = "table";
+  CLI::Option* tile_option = nullptr;
+};
+
+int run_analyze(const CaseFlags& cf, const AnalyzeFlags& af) {
+  ta::AnalyzeRequest request;
+  if (!cf.shapes.empty()) {
+    if (cf.shapes.size() > 1) throw tb::InputError("--shape", "analyze takes one shape");
+    if (!cf.m.empty() || !cf.n.empty() || !cf.k.empty()) {
+      throw tb::InputError("--shape", "give either --shape or --m/--n/--k");
+    }
+    const tb::Shape s = tb::parse_shape("--shape", cf.shapes.front());
+    request.size = ta::GemmSize{s.m, s.n, s.k};
+  } else {
+    if (!cf.m.empty()) request.size.m = tb::parse_int("--m", cf.m, 1, tb::kMaxDim);
+    if (!cf.n.empty()) request.size.n = tb::parse_int("--n", cf.n, 1, tb::kMaxDim);
+    if (!cf.k.empty()) request.size.k = tb::parse_int("--k", cf.k, 1, tb::kMaxDim);
+  }
+  const std::int64_t t = tb::parse_int("--tile", af.tile, 1, 4096);
+  request.tile = ta::TileDims{t, t, t};
+  request.regs_per_thread = static_cast<int>(tb::parse_int("--regs", af.regs, 1, 255));
+  request.device_key = af.device;
+  const tb::Format format = tb::parse_format("--format", af.format);
+  if (!af.kernel.empty()) {
+    if (af.tile_option->count() > 0) {
+      throw tb::InputError("--tile", "give either --tile or --kernel (which brings its own tile)");
+    }
+    request.kernel = tilegemm::find_kernel(af.kernel);
+    if (request.kernel == nullptr) {
+      throw tb::InputError("--kernel",
+                           "'" + af.kernel + "' is not a registered kernel (see `tilegemm list`)");
+    }
+    // With a GPU, the compiled register count and the runtime's own occupancy answer.
+    if (tilegemm::cuda_device_count() > 0) {
+      const std::optional<tilegemm::DeviceInfo> device = tilegemm::current_device();
+      const std::string gpu = device ? device->name : std::string("the current GPU");
+      if (const auto attr = tilegemm::function_attributes(request.kernel->device_function)) {
+        request.kernel_regs = attr->regs_per_thread;
+        request.kernel_regs_source = "cudaFuncGetAttributes on " + gpu;
+        const std::int64_t dynamic_smem =
+            std::max<std::int64_t>(0, request.kernel->tile.smem_bytes - attr->static_smem_bytes);
+        request.runtime_blocks_per_sm = tilegemm::runtime_blocks_per_sm(
+            request.kernel->device_function, request.kernel->tile.threads, dynamic_smem);
+        request.runtime_device = gpu;
+      }
+    }
+  }
+  ta::write_analysis(std::cout, ta::analyze(request), format);
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The command as recorded with results: the program by its name, not its build path.
+  std::vector<const char*> args(argv, argv + argc);
+  if (!args.empty()) args[0] = "tilegemm";
+  const std::string command = tb::join_command(static_cast<int>(args.size()), args.data());
+
+  CLI::App app{"tilegemm: the lab of a tiled fp32 GEMM ladder (verify, time, explain)", "tilegemm"};
+  app.require_subcommand(1, 1);
+  app.option_defaults()->always_capture_default();
+
+  std::string list_kernels = "*", list_format = "table";
+  CLI::App* list = app.add_subcommand("list", "every registered kernel with its tile config");
+  list->add_option("--kernels", list_kernels, "comma-separated name globs");
+  list->add_option("--format", list_format, "table|csv|json|md");
+
+  CaseFlags bench_case;
+  BenchFlags bench_flags;
+  CLI::App* bench = app.add_subcommand("bench", "verify, then time kernels against cuBLAS");
+  bench->add_option("--kernels", bench_flags.kernels,
+                    "comma-separated name globs, or auto (the dispatcher's choice)");
+  add_shape_flags(bench, &bench_case, true);
+  add_scalar_flags(bench, &bench_case);
+  bench->add_option("--warmup", bench_flags.warmup, "untimed launches before timing");
+  bench->add_option("--reps", bench_flags.reps, "timed launches (one event pair each)");
+  bench->add_flag("--cold", bench_flags.cold, "flush L2 (write 2x its size) before each launch");
+  bench->add_option("--format", bench_flags.format, "table|csv|json|md");
+  bench->add_option("--output", bench_flags.output,
+                    "write --format here (the table still goes to stdout)");
+
+  CaseFlags verify_case;
+  VerifyFlags verify_flags;
+  CLI::App* verify = app.add_subcommand(
+      "verify", "correctness sweep (or one case with --shape) against the fp64 reference");
+  verify->add_option("--kernels", verify_flags.kernels, "comma-separated name globs, or auto");
+  verify->add_option("--shape", verify_case.shapes,
+                     "run exactly this case, MxNxK (repeatable): the replay path");
+  add_scalar_flags(verify, &verify_case);
+  verify_flags.fuzz_option =
+      verify->add_option("--fuzz", verify_flags.fuzz, "random cases added to the sweep");
+  verify->add_option("--format", verify_flags.format, "table|csv|json|md (the summary)");
+
+  CaseFlags analyze_case;
+  AnalyzeFlags analyze_flags;
+  CLI::App* analyze = app.add_subcommand(
+      "analyze", "traffic, arithmetic intensity, roofline and occupancy (no GPU needed)");
+  add_shape_flags(analyze, &analyze_case, false);
+  analyze_flags.tile_option =
+      analyze->add_option("--tile", analyze_flags.tile, "square tile size T");
+  analyze->add_option("--kernel", analyze_flags.kernel, "take the tile config of this kernel");
+  analyze->add_option("--device", analyze_flags.device, "a100|h100|h200 (or a100-40gb)");
+  analyze->add_option("--regs", analyze_flags.regs, "registers per thread to assume");
+  analyze->add_option("--format", analyze_flags.format, "table|csv|json|md");
+
+  std::string devices_format = "table";
+  CLI::App* devices = app.add_subcommand("devices", "the GPUs present and their limits");
+  devices->add_option("--format", devices_format, "table|csv|json|md");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::string message = e.what();
+    if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
+      message = "'" + std::string(argv[1]) +
+                "' is not a subcommand (want list, bench, verify, analyze or devices)";
+    }
+    for (char& ch : message) {
+      if (ch == '\n') ch = ' ';
+    }
+    std::cerr << "tilegemm: " << message << " (see tilegemm --help)\n";
+    return kExitBadInput;
+  }
+
+  try {
+    if (list->parsed()) return run_list(list_kernels, list_format);
+    if (devices->parsed()) return run_devices(devices_format);
+    if (bench->parsed()) return run_bench(bench_case, bench_flags, command);
+    if (verify->parsed()) return run_verify(verify_case, verify_flags);
+    if (analyze->parsed()) return run_analyze(analyze_case, analyze_flags);
+  } catch (const tb::InputError& e) {
+    std::cerr << "tilegemm: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "tilegemm: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+  return kExitBadInput;
 }
