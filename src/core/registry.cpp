@@ -20,6 +20,8 @@ kernels::Registry build_registry() {
   kernels::register_cp_async(r);
 #if defined(TILEGEMM_WITH_CUTE)
   kernels::register_cute_simple(r);
+  kernels::register_cute_tiled(r);
+  kernels::register_cute_pipelined(r);
 #endif  // TILEGEMM_WITH_CUTE
   std::stable_sort(r.begin(), r.end(),
                    [](const KernelInfo& x, const KernelInfo& y) { return x.rung < y.rung; });

@@ -21,6 +21,8 @@ void register_cp_async(Registry& r);          // 08_cp_async.cu
 
 #if defined(TILEGEMM_WITH_CUTE)
 void register_cute_simple(Registry& r);       // cute/10_cute_simple.cu
+void register_cute_tiled(Registry& r);        // cute/11_cute_tiled.cu
+void register_cute_pipelined(Registry& r);    // cute/12_cute_pipelined.cu
 #endif  // TILEGEMM_WITH_CUTE
 
 }  // namespace tilegemm::kernels

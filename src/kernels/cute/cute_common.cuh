@@ -198,7 +198,7 @@ constexpr auto make_gmem_tiled_copy() {
 // unit stride along M/N (so CuTe can prove the 4 floats of a vector are contiguous); the others
 // keep both strides dynamic.
 template <GmemOrder Order>
-__device__ __forceinline__ auto operand_stride(int d_mn, int d_k) {
+CUTE_HOST_DEVICE auto operand_stride(int d_mn, int d_k) {
   if constexpr (Order == GmemOrder::kVectorMN) {
     return make_stride(_1{}, d_k);
   } else {
