@@ -1,0 +1,178 @@
+// The `tilegemm` binary itself: bad input ends in one line on stderr naming the flag and exit 2;
+// analyze and list work without a GPU; bench, verify and devices say there is no GPU (exit 3).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "tilegemm/device_info.hpp"
+#include "tilegemm/gemm.hpp"
+
+#ifndef TILEGEMM_CLI_PATH
+#error "TILEGEMM_CLI_PATH must name the tilegemm binary (tests/CMakeLists.txt defines it)"
+#endif
+
+namespace {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs the CLI with `args` (a shell word list) and captures both streams.
+RunResult run_cli(const std::string& args) {
+  const std::string dir = ::testing::TempDir();
+  const std::string out_path = dir + "tilegemm_cli_test.out";
+  const std::string err_path = dir + "tilegemm_cli_test.err";
+  const std::string command = std::string("'") + TILEGEMM_CLI_PATH + "' " + args + " >'" +
+                              out_path + "' 2>'" + err_path + "'";
+  const int status = std::system(command.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
+}
+
+std::size_t count_lines(const std::string& text) {
+  std::size_t n = 0;
+  for (char ch : text) n += ch == '\n' ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST(Cli, SpecExampleMessages) {
+  RunResult r = run_cli("bench --m 256:x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "tilegemm: --m: '256:x' is not a size list (want 256, 256:4096:256 or "
+            "256:4096:x2)\n");
+  EXPECT_EQ(r.out, "");
+  r = run_cli("bench --shape 0x5x5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "tilegemm: --shape: '0x5x5': sizes must be >= 1\n");
+}
+
+TEST(Cli, BadInputIsOneLineNamingTheFlagAndExit2) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"bench --kernels 'nomatch*'", "--kernels"},
+      {"bench --layout-a rows", "--layout-a"},
+      {"bench --layout-c diag", "--layout-c"},
+      {"bench --format xml", "--format"},
+      {"bench --pad 1,2", "--pad"},
+      {"bench --reps 0", "--reps"},
+      {"bench --warmup x", "--warmup"},
+      {"bench --alpha nan", "--alpha"},
+      {"bench --seed -3", "--seed"},
+      {"bench --size 4096:256:x2", "--size"},
+      {"bench --m 256 --k 256", "--n"},
+      {"bench --bogus", "--bogus"},
+      {"bench --m", "--m"},
+      {"verify --shape 5x5", "--shape"},
+      {"verify --beta 2", "--beta"},
+      {"verify --kernels naive --shape 5x5x5 --fuzz 2", "--fuzz"},
+      {"verify --fuzz -1", "--fuzz"},
+      {"analyze --kernel nope", "--kernel"},
+      {"analyze --device b200", "--device"},
+      {"analyze --tile 0", "--tile"},
+      {"analyze --regs 0", "--regs"},
+      {"analyze --m 0", "--m"},
+      {"list --format yaml", "--format"},
+      {"devices --format yaml", "--format"},
+      {"frobnicate", "frobnicate"},
+  };
+  for (const auto& [args, flag] : cases) {
+    const RunResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("tilegemm: ", 0), 0u) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(flag), std::string::npos) << args << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+}
+
+TEST(Cli, NoSubcommandIsBadInput) {
+  const RunResult r = run_cli("");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_lines(r.err), 1u);
+}
+
+TEST(Cli, HelpExitsZero) {
+  const RunResult r = run_cli("bench --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--kernels"), std::string::npos);
+  EXPECT_NE(r.out.find("--cold"), std::string::npos);
+}
+
+TEST(Cli, AnalyzePrintsTheSeedNumbersWithoutAGpu) {
+  RunResult r = run_cli("analyze");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* text : {"8.59 GB", "0.268 GB", "8.39 MB", "32.0x", "170.67", "8589934592",
+                           "268435456", "8388608", "seed: by 48 KB smem"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text;
+  }
+  r = run_cli("analyze --shape 1024x1024x1024 --tile 32 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["traffic"]["naive_bytes"], 8589934592.0);
+  EXPECT_EQ(j["traffic"]["tiled_bytes"], 268435456.0);
+  EXPECT_EQ(j["traffic"]["minimum_bytes"], 8388608.0);
+
+  r = run_cli("analyze --m 2048 --tile 16 --device a100");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("M=2048 N=1024 K=1024"), std::string::npos);
+  EXPECT_NE(r.out.find("NVIDIA A100 SXM4 80GB"), std::string::npos);
+
+  r = run_cli("analyze --kernel smem_tiled_t32 --format md");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("| smem_tiled_t32"), std::string::npos);
+  EXPECT_NE(r.out.find("### Memory traffic"), std::string::npos);
+}
+
+TEST(Cli, ListPrintsEveryKernel) {
+  RunResult r = run_cli("list");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const tilegemm::KernelInfo& k : tilegemm::all_kernels()) {
+    EXPECT_NE(r.out.find(k.name), std::string::npos) << k.name;
+  }
+  EXPECT_NE(r.out.find("smem (bytes)"), std::string::npos);
+  r = run_cli("list --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["kernels"].size(), tilegemm::all_kernels().size());
+  r = run_cli("list --format csv --kernels 'smem_tiled_t*'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("kernel,family,rung,", 0), 0u);
+  EXPECT_EQ(r.out.find("naive"), std::string::npos);
+}
+
+TEST(Cli, GpuCommandsWithoutAGpuExit3) {
+  if (tilegemm::cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
+  RunResult r = run_cli("bench --shape 64x64x64");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err,
+            "tilegemm bench: no CUDA device found; nothing to time. Without a GPU, `tilegemm "
+            "analyze`, `tilegemm list` and the CPU tests work.\n");
+  EXPECT_EQ(r.out, "");
+  r = run_cli("verify --kernels naive");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(count_lines(r.err), 1u);
+  EXPECT_NE(r.err.find("no CUDA device found"), std::string::npos);
+  r = run_cli("devices");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(count_lines(r.err), 1u);
+  EXPECT_NE(r.err.find("no CUDA device found"), std::string::npos);
+}
