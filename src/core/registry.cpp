@@ -18,6 +18,7 @@ kernels::Registry build_registry() {
   kernels::register_bankfree(r);
   kernels::register_warptile(r);
   kernels::register_cp_async(r);
+  kernels::register_tuned(r);
 #if defined(TILEGEMM_WITH_CUTE)
   kernels::register_cute_simple(r);
   kernels::register_cute_tiled(r);

@@ -18,6 +18,7 @@ void register_vectorized(Registry& r);        // 05_vectorized.cu
 void register_bankfree(Registry& r);          // 06_bankfree.cu
 void register_warptile(Registry& r);          // 07_warptile.cu
 void register_cp_async(Registry& r);          // 08_cp_async.cu
+void register_tuned(Registry& r);             // 09_tuned.cu
 
 #if defined(TILEGEMM_WITH_CUTE)
 void register_cute_simple(Registry& r);       // cute/10_cute_simple.cu

@@ -1,0 +1,242 @@
+// Rung 9: tuned instances of rung 8 per shape class, rasterised tile order, split-K, and the
+// `auto` rule that picks among them (src/core/dispatch.cpp).
+//
+// What it adds over `cp_async`: the same kernel, scheduled for the shape. Idea: a GEMM is fast
+// only when every SM has enough blocks and the blocks resident together share their operands in
+// L2; so pick the tile size by how many tiles the shape has, walk them in groups of tile-rows,
+// and when there are too few tiles to fill the GPU, split K and add the partial sums afterwards.
+//  - large (128x128, 2 blocks/SM): squares and rectangles with at least one tile per SM;
+//    tiles walked in groups of 8 tile-rows so a wave of ~264 blocks reuses 8 row panels of A.
+//  - medium (128x64, 4 warps): about one wave of 128x128 tiles or fewer (1024..2047).
+//  - small (64x64, 4 warps, 8x4 thread tiles): 256..1024; its `_splitk` twin splits K when the
+//    tiles fill less than half the SMs.
+//  - skinny (16x64, 2 warps, 4x4 thread tiles, 4 stages of BK = 32): M <= 32 (or N <= 32: the
+//    launcher runs C^T = B^T A^T, a change of views, no copy), always split-K: these shapes read
+//    a whole operand once and are bound by memory bandwidth, so they need many blocks in flight.
+//  - longk: the large tile with split-K, for K much longer than M and N.
+//  - `_anyalign` twins copy x-contiguous operands 4 bytes at a time: any leading dimension and
+//    base alignment (4095^3 with a row-major B), where the 16-byte path cannot be used.
+// Split-K: split z computes K tiles [z * per_split, (z+1) * per_split) and stores its raw sums to
+// a workspace slice laid out like C; a reduction kernel adds the slices in split order
+// (deterministic) and applies C = alpha * sum + beta * C, never reading C when beta == 0. The
+// workspace belongs to the launcher: one buffer per (device, stream), grown on demand with
+// stream-ordered cudaFreeAsync/cudaMallocAsync (a kernel still using the old buffer on that
+// stream finishes first), freed at exit.
+//
+// measured: pending GPU run.
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "08_cp_async.cuh"
+#include "families.hpp"
+
+namespace tilegemm::kernels {
+
+namespace cp_async {
+// Instantiated in 08_cp_async.cu.
+extern template cudaError_t launch<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>(const Problem&,
+                                                                             const Schedule&,
+                                                                             cudaStream_t);
+extern template const void* device_function<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>();
+}  // namespace cp_async
+
+namespace {
+
+using cp_async::Config;
+using cp_async::Schedule;
+
+using Large = Config<128, 128, 8, 64, 32, 8, 8, 3, true>;
+using Medium = Config<128, 64, 16, 64, 32, 8, 8, 3, true>;
+using Small = Config<64, 64, 16, 32, 32, 8, 4, 3, true>;
+using Skinny = Config<16, 64, 32, 16, 32, 4, 4, 4, true>;
+using LargeAnyAlign = Config<128, 128, 8, 64, 32, 8, 8, 3, false>;
+using SmallAnyAlign = Config<64, 64, 16, 32, 32, 8, 4, 3, false>;
+using SkinnyAnyAlign = Config<16, 64, 32, 16, 32, 4, 4, 4, false>;
+
+// ---- Split-K workspace -------------------------------------------------------------------------
+
+// Partial sums may take at most this many floats (256 MiB); beyond it fewer splits are used.
+constexpr std::int64_t kMaxWorkspaceFloats = std::int64_t{1} << 26;
+
+class WorkspaceCache {
+ public:
+  ~WorkspaceCache() {
+    // At exit the runtime may already be shutting down; an error here changes nothing.
+    for (auto& entry : buffers_) static_cast<void>(cudaFree(entry.second.ptr));
+  }
+
+  // A buffer of at least `bytes` for work enqueued on `stream` of the current device.
+  cudaError_t get(std::size_t bytes, cudaStream_t stream, float** out) {
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+    std::lock_guard<std::mutex> lock(mutex_);
+    Buffer& buffer = buffers_[{device, stream}];
+    if (buffer.bytes < bytes) {
+      // Grow by half again at least, so that a sweep of rising sizes reallocates rarely.
+      const std::size_t want = std::max(bytes, buffer.bytes + buffer.bytes / 2);
+      if (buffer.ptr != nullptr) {
+        if (cudaError_t err = cudaFreeAsync(buffer.ptr, stream); err != cudaSuccess) return err;
+        buffer = Buffer{};
+      }
+      void* ptr = nullptr;
+      if (cudaError_t err = cudaMallocAsync(&ptr, want, stream); err != cudaSuccess) return err;
+      buffer = Buffer{ptr, want};
+    }
+    *out = static_cast<float*>(buffer.ptr);
+    return cudaSuccess;
+  }
+
+ private:
+  struct Buffer {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+  };
+  std::mutex mutex_;
+  std::map<std::pair<int, cudaStream_t>, Buffer> buffers_;
+};
+
+WorkspaceCache& workspace_cache() {
+  static WorkspaceCache cache;
+  return cache;
+}
+
+// C = alpha * (sum of the split slices) + beta * C, one thread per element, walking C's
+// contiguous dimension (the slices are laid out like C, so both sides are coalesced).
+__global__ void __launch_bounds__(256) splitk_reduce_kernel(GemmArgs g, const float* workspace,
+                                                            int splits,
+                                                            std::int64_t split_stride,
+                                                            bool c_row_major) {
+  const std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t total = static_cast<std::int64_t>(g.m) * g.n;
+  if (idx >= total) return;
+  const std::int64_t inner = c_row_major ? g.n : g.m;
+  const std::int64_t outer_i = idx / inner;
+  const std::int64_t inner_i = idx % inner;
+  const std::int64_t row = c_row_major ? outer_i : inner_i;
+  const std::int64_t col = c_row_major ? inner_i : outer_i;
+  float sum = 0.0f;
+  for (int z = 0; z < splits; ++z) sum += workspace[z * split_stride + idx];
+  epilogue_store(g.c + row * g.c_rs + col * g.c_cs, sum, g.alpha, g.beta);
+}
+
+// ---- Schedules ---------------------------------------------------------------------------------
+
+// Blocks of this configuration one SM holds, estimated from its threads (at most 128 registers
+// each, what the kernels' launch bounds aim at) and its shared memory.
+template <class C>
+int blocks_per_sm() {
+  const int by_registers = 65536 / (C::kThreads * 128);
+  const int by_smem = (227 * 1024) / (C::kSmemBytes + 1024);
+  return std::max(1, std::min({by_registers, by_smem, 32}));
+}
+
+// Splits of K: none while the tiles keep at least half the SMs busy; otherwise enough to fill
+// one wave of resident blocks, keeping at least 4 K tiles per split and the workspace bounded.
+template <class C>
+int choose_splits(const Problem& p, int tiles_mn, int k_tiles) {
+  const int sms = ladder::sm_count();
+  if (2 * static_cast<std::int64_t>(tiles_mn) > sms) return 1;
+  std::int64_t want = ceil_div(static_cast<std::int64_t>(sms) * blocks_per_sm<C>(), tiles_mn);
+  want = std::min<std::int64_t>({want, k_tiles / 4, 64});
+  while (want > 1 && want * p.m * p.n > kMaxWorkspaceFloats) --want;
+  return static_cast<int>(std::max<std::int64_t>(want, 1));
+}
+
+enum class Split { kNever, kWhenFewTiles };
+
+template <class C>
+cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split,
+                             cudaStream_t stream) {
+  Schedule s = cp_async::plain_schedule<C>(p);
+  s.raster_group = std::max(1, std::min(raster_group, s.tiles_m));
+  const int k_tiles = s.tiles_per_split;
+  const int splits =
+      split == Split::kNever ? 1 : choose_splits<C>(p, s.tiles_m * s.tiles_n, k_tiles);
+  if (splits <= 1) return cp_async::launch<C>(p, s, stream);
+
+  s.tiles_per_split = static_cast<int>(ceil_div(k_tiles, splits));
+  s.splits = static_cast<int>(ceil_div(k_tiles, s.tiles_per_split));  // no split is empty
+  const bool c_row_major = p.c.layout == Layout::kRowMajor;
+  s.ws_rs = c_row_major ? p.n : 1;
+  s.ws_cs = c_row_major ? 1 : p.m;
+  s.ws_split_stride = p.m * p.n;
+  const std::size_t bytes =
+      static_cast<std::size_t>(s.splits) * static_cast<std::size_t>(p.m * p.n) * sizeof(float);
+  if (cudaError_t err = workspace_cache().get(bytes, stream, &s.workspace); err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = cp_async::launch<C>(p, s, stream); err != cudaSuccess) return err;
+  const std::int64_t total = p.m * p.n;
+  splitk_reduce_kernel<<<static_cast<unsigned>(ceil_div(total, 256)), 256, 0, stream>>>(
+      make_args(p), s.workspace, s.splits, s.ws_split_stride, c_row_major);
+  return cudaGetLastError();
+}
+
+// C^T = B^T A^T: the same product with the roles of the operands swapped, as views.
+Layout flipped(Layout l) { return l == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor; }
+Problem transposed(const Problem& p) {
+  Problem t = p;
+  t.m = p.n;
+  t.n = p.m;
+  t.a = ConstMatrixRef{p.b.data, flipped(p.b.layout), p.b.ld, p.b.dtype};
+  t.b = ConstMatrixRef{p.a.data, flipped(p.a.layout), p.a.ld, p.a.dtype};
+  t.c = MatrixRef{p.c.data, flipped(p.c.layout), p.c.ld, p.c.dtype};
+  return t;
+}
+// The skinny tile is short along M: run the problem so that its short side is M.
+Problem skinny_view(const Problem& p) { return p.n < p.m ? transposed(p) : p; }
+
+// ---- Registration ------------------------------------------------------------------------------
+
+template <class C>
+void add(Registry& r, const std::string& cls, int raster_group, Split split, bool skinny,
+         const std::string& why) {
+  KernelInfo k;
+  k.name = "tuned_" + cls + "_" + C::tag() + (split == Split::kNever ? "" : "_splitk");
+  k.family = "tuned";
+  k.rung = 9;
+  k.tile = C::tile_config();
+  k.summary = why;
+  if (skinny) {
+    k.can_implement = [](const Problem& p) { return cp_async::can_implement<C>(skinny_view(p)); };
+    k.launch = [raster_group, split](const Problem& p, cudaStream_t stream) {
+      return launch_scheduled<C>(skinny_view(p), raster_group, split, stream);
+    };
+  } else {
+    k.can_implement = cp_async::can_implement<C>;
+    k.launch = [raster_group, split](const Problem& p, cudaStream_t stream) {
+      return launch_scheduled<C>(p, raster_group, split, stream);
+    };
+  }
+  k.device_function = cp_async::device_function<C>();
+  r.push_back(std::move(k));
+}
+
+}  // namespace
+
+void register_tuned(Registry& r) {
+  constexpr Split kNever = Split::kNever;
+  constexpr Split kSplit = Split::kWhenFewTiles;
+  add<Large>(r, "large", 8, kNever, false,
+             "large shapes (>= 1 tile of 128x128 per SM): rung 8's 128x128x8, 8 tile-rows rasterised");
+  add<Medium>(r, "medium", 8, kNever, false,
+              "medium shapes (about one wave of 128x128 tiles or fewer): 128x64 tiles, 4 warps");
+  add<Small>(r, "small", 4, kNever, false, "small shapes (256..1024): 64x64 tiles, 4 warps");
+  add<Small>(r, "small", 4, kSplit, false,
+             "small shapes with long K: 64x64 tiles, split-K when the tiles fill < half the SMs");
+  add<Skinny>(r, "skinny", 1, kSplit, true,
+              "M or N <= 32: 16x64 tiles, split-K, bandwidth-bound (N <= 32 runs as C^T = B^T A^T)");
+  add<Large>(r, "longk", 8, kSplit, false,
+             "K much longer than M and N: 128x128 tiles with split-K when few tiles");
+  add<LargeAnyAlign>(r, "large", 8, kNever, false,
+                     "large shapes, any alignment: 4-byte copies of x-contiguous operands");
+  add<SmallAnyAlign>(r, "small", 4, kSplit, false,
+                     "small shapes, any alignment: 4-byte copies of x-contiguous operands, split-K");
+  add<SkinnyAnyAlign>(r, "skinny", 1, kSplit, true,
+                      "M or N <= 32, any alignment: 4-byte copies of x-contiguous operands");
+}
+
+}  // namespace tilegemm::kernels
