@@ -8,7 +8,7 @@
 // identity tensor (make_identity_tensor) gives each element its (m, n) for the edge predicate.
 // The seed expects ~10-20% of cuBLAS.
 //
-// Measured: pending GPU run (`tilegemm bench --kernel cute_simple --shape 4096x4096x4096`).
+// Measured: pending GPU run (`tilegemm bench --kernels cute_simple --shape 4096x4096x4096`).
 #include "cute_common.cuh"
 #include "../families.hpp"
 

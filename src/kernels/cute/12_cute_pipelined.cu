@@ -17,7 +17,7 @@
 // K scalar), and (K scalar, MN scalar) for everything else; mirrored problems reuse them.
 //
 // Measured: pending GPU run
-//   (`tilegemm bench --kernel cute_pipelined --shape 4096x4096x4096`, beside cuBLAS).
+//   (`tilegemm bench --kernels cute_pipelined --shape 4096x4096x4096`, beside cuBLAS).
 #include "cute_common.cuh"
 #include "../families.hpp"
 
