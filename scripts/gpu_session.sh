@@ -48,8 +48,6 @@ for step in "${STEPS[@]}"; do
       # The seeds' sizes, every kernel, beside cuBLAS.
       run_step bench_seeds "$TG" bench --kernels "${SEEDS_GLOB:-*}" --size 256:4096:x2 \
         --format json --output "$R/${TAG}_seeds.json"
-      "$TG" bench --kernels "${SEEDS_GLOB:-*}" --size 256:4096:x2 --format md --reps 20 \
-        --output "$R/${TAG}_seeds.md" >/dev/null 2>&1
       ;;
     ladder|ladder-colb)
       lb=row
