@@ -326,7 +326,10 @@ cudaError_t launch(const Problem& p, const Schedule& s, cudaStream_t stream) {
                   static_cast<unsigned>(s.splits));
   return ladder::dispatch_layouts(p, [&](auto a_k, auto b_k) {
     auto* kernel = &cp_async_kernel<C, decltype(a_k)::value, decltype(b_k)::value>;
-    if (cudaError_t err = ladder::opt_in_smem(kernel, C::kSmemBytes); err != cudaSuccess) {
+    static std::atomic<std::uint64_t> opted_in{0};  // one per kernel instantiation
+    if (cudaError_t err = ladder::opt_in_smem(reinterpret_cast<const void*>(kernel),
+                                              C::kSmemBytes, opted_in);
+        err != cudaSuccess) {
       return err;
     }
     kernel<<<grid, C::kThreads, C::kSmemBytes, stream>>>(args, s);

@@ -37,19 +37,18 @@ cudaError_t dispatch_layouts(const Problem& p, F&& f) {
   return b_k_contiguous(p) ? f(N{}, T{}) : f(N{}, N{});
 }
 
-// Kernels with more than 48 KiB of dynamic shared memory must opt in, once per device. The bit
-// per device is set after a successful opt-in; a race only repeats the (idempotent) call.
-template <typename Kernel>
-cudaError_t opt_in_smem(Kernel* kernel, int smem_bytes) {
+// Kernels with more than 48 KiB of dynamic shared memory must opt in, once per device. The
+// caller keeps one `done_devices` flag word per kernel (a function-local static next to the
+// launch), a bit per device set after a successful opt-in; a race only repeats the idempotent call.
+inline cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
+                               std::atomic<std::uint64_t>& done_devices) {
   if (smem_bytes <= 48 * 1024) return cudaSuccess;
-  static std::atomic<std::uint64_t> done_devices{0};
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   const std::uint64_t bit = device < 64 ? (std::uint64_t{1} << device) : 0;
   if (bit != 0 && (done_devices.load(std::memory_order_relaxed) & bit) != 0) return cudaSuccess;
-  const cudaError_t err = cudaFuncSetAttribute(
-      reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
-      smem_bytes);
+  const cudaError_t err =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
   if (err == cudaSuccess && bit != 0) done_devices.fetch_or(bit, std::memory_order_relaxed);
   return err;
 }
