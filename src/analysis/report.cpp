@@ -153,7 +153,7 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
   tt.add_row({"naive", "M*N*(K+K)*4", bytes_text(t.naive_bytes), seed_gb2(t.naive_bytes),
               seed_factor(t.naive_bytes / t.minimum_bytes)});
   if (t.has_tiled) {
-    tt.add_row({"tiled " + tile_text(r.tile), "bm*bn*bk*(BM*BK + BK*BN)*4",
+    tt.add_row({"tiled " + tile_text(r.tile), "blocks_m*blocks_n*blocks_k*(BM*BK+BK*BN)*4",
                 bytes_text(t.tiled_bytes), seed_gb3(t.tiled_bytes),
                 seed_factor(t.tiled_bytes / t.minimum_bytes)});
   }
@@ -164,8 +164,8 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
         "Reduction factor naive/tiled: " + seed_factor(t.reduction) + " (theoretical max " +
         seed_factor(t.max_reduction) + " = 2*BM*BN/(BM+BN), which is T for a square tile)");
     traffic_s.notes_after.push_back(
-        "Blocks: " + std::to_string(t.blocks_m) + " x " + std::to_string(t.blocks_n) + " x " +
-        std::to_string(t.blocks_k) + " K steps; A tiles " + bytes_text(t.tiled_a_bytes) +
+        "Blocks: " + std::to_string(t.blocks_m) + " x " + std::to_string(t.blocks_n) + ", " +
+        std::to_string(t.blocks_k) + " K steps each; A tiles " + bytes_text(t.tiled_a_bytes) +
         " bytes, B tiles " + bytes_text(t.tiled_b_bytes) + " bytes.");
   } else {
     traffic_s.notes_after.push_back(
@@ -268,8 +268,8 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
   occ.notes_after.push_back(
       "Shared memory per block counts the runtime's " +
       std::to_string(dev.smem_reserved_per_block_bytes) +
-      "-byte reservation, in 128-byte units, at the largest carveout. The seed's columns use its "
-      "simplified limits: 48 KB of shared memory and 1024 threads per SM.");
+      "-byte reservation, in 128-byte units, at the largest carveout. The seed's two columns "
+      "divide its 'typical' 48 KB of shared memory and 1024 threads by the block's own.");
   out.push_back(occ);
   return out;
 }

@@ -145,11 +145,13 @@ void write_sections(std::ostream& os, const std::vector<Section>& sections, Form
   }
   for (std::size_t i = 0; i < sections.size(); ++i) {
     const Section& s = sections[i];
-    if (i > 0) os << '\n';
+    // Markdown sections end in a blank line already.
+    if (i > 0 && format != Format::kMarkdown) os << '\n';
     switch (format) {
       case Format::kTable:
         os << s.title << '\n' << std::string(s.title.size(), '=') << '\n';
         for (const auto& n : s.notes_before) os << n << '\n';
+        if (!s.notes_before.empty()) os << '\n';
         if (!s.table.headers.empty()) write_text(os, s.table);
         for (const auto& n : s.notes_after) os << n << '\n';
         break;

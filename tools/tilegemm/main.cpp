@@ -51,7 +51,9 @@ struct CaseFlags {
 void add_shape_flags(CLI::App* app, CaseFlags* f, bool ranges) {
   const char* size_help = ranges ? "sizes: 256, 256,512, 256:4096:256 or 256:4096:x2"
                                  : "a single size";
-  app->add_option("--shape", f->shapes, "MxNxK, e.g. 4095x4095x4095 (repeatable)");
+  app->add_option("--shape", f->shapes,
+                  ranges ? "MxNxK, e.g. 4095x4095x4095 (repeatable)" : "MxNxK, e.g. 4095x4095x4095")
+      ->allow_extra_args(false);
   app->add_option("--m", f->m, std::string("M: ") + size_help);
   app->add_option("--n", f->n, std::string("N: ") + size_help);
   app->add_option("--k", f->k, std::string("K: ") + size_help);
@@ -348,7 +350,8 @@ int main(int argc, char** argv) {
       "verify", "correctness sweep (or one case with --shape) against the fp64 reference");
   verify->add_option("--kernels", verify_flags.kernels, "comma-separated name globs, or auto");
   verify->add_option("--shape", verify_case.shapes,
-                     "run exactly this case, MxNxK (repeatable): the replay path");
+                     "run exactly this case, MxNxK (repeatable): the replay path")
+      ->allow_extra_args(false);
   add_scalar_flags(verify, &verify_case);
   verify_flags.fuzz_option =
       verify->add_option("--fuzz", verify_flags.fuzz, "random cases added to the sweep");
@@ -362,7 +365,7 @@ int main(int argc, char** argv) {
   analyze_flags.tile_option =
       analyze->add_option("--tile", analyze_flags.tile, "square tile size T");
   analyze->add_option("--kernel", analyze_flags.kernel, "take the tile config of this kernel");
-  analyze->add_option("--device", analyze_flags.device, "a100|h100|h200 (or a100-40gb)");
+  analyze->add_option("--device", analyze_flags.device, "a100|h100|h200 (also a100-40gb, h200-measured)");
   analyze->add_option("--regs", analyze_flags.regs, "registers per thread to assume");
   analyze->add_option("--format", analyze_flags.format, "table|csv|json|md");
 
