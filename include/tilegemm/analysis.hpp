@@ -34,7 +34,7 @@ struct TileDims {
 // and B only; C's store is reported apart (c_store_bytes) as the seed leaves it out.
 struct TrafficModel {
   std::int64_t blocks_m = 0, blocks_n = 0, blocks_k = 0;  // ceil(M/BM), ceil(N/BN), ceil(K/BK)
-  double naive_bytes = 0.0;    // M * N * (K + K) * 4: every thread reads a row of A, a column of B
+  double naive_bytes = 0.0;  // M * N * (K + K) * 4: every thread reads a row of A, a column of B
   bool has_tiled = false;
   double tiled_a_bytes = 0.0;  // blocks_m * blocks_n * blocks_k * BM * BK * 4
   double tiled_b_bytes = 0.0;  // blocks_m * blocks_n * blocks_k * BK * BN * 4
@@ -55,11 +55,11 @@ double flops(const GemmSize& size);
 // A device's ceilings and per-SM limits, from a named public source or from this project's own
 // measurement (measured == true).
 struct DeviceSpec {
-  std::string key;            // the --device value: "a100", "h100", "h200", ...
+  std::string key;  // the --device value: "a100", "h100", "h200", ...
   std::string name;
-  double fp32_tflops = 0.0;   // peak FP32 (FFMA) throughput
-  double bandwidth_gbs = 0.0; // DRAM bandwidth, GB/s (1e9 bytes/s)
-  std::string source;         // where the two ceilings come from
+  double fp32_tflops = 0.0;    // peak FP32 (FFMA) throughput
+  double bandwidth_gbs = 0.0;  // DRAM bandwidth, GB/s (1e9 bytes/s)
+  std::string source;          // where the two ceilings come from
   bool measured = false;
   // Per-SM limits of the compute capability.
   std::string cc;
@@ -69,10 +69,10 @@ struct DeviceSpec {
   int max_blocks_per_sm = 32;
   int max_threads_per_block = 1024;
   int regs_per_sm = 65536;
-  int reg_alloc_unit = 256;          // registers are handed to warps in units of 256
+  int reg_alloc_unit = 256;  // registers are handed to warps in units of 256
   int max_regs_per_thread = 255;
-  std::int64_t smem_per_sm_bytes = 0;        // at the largest shared-memory carveout
-  std::int64_t max_smem_per_block_bytes = 0; // with opt-in
+  std::int64_t smem_per_sm_bytes = 0;                 // at the largest shared-memory carveout
+  std::int64_t max_smem_per_block_bytes = 0;          // with opt-in
   std::int64_t smem_reserved_per_block_bytes = 1024;  // the runtime's own share per block
   std::string limits_source;
 };
@@ -93,14 +93,14 @@ Roofline roofline(double intensity, const DeviceSpec& device);
 // Blocks of one configuration resident on an SM.
 struct Occupancy {
   int warps_per_block = 0;
-  int by_smem = 0;        // floor(smem/SM / (smem/block + reserved)), 0 if the block does not fit
-  int by_threads = 0;     // floor(max warps/SM / warps/block)
-  int by_registers = 0;   // floor(floor(regs/SM / regs per warp) / warps/block)
-  int by_block_limit = 0; // the hardware's blocks/SM cap
-  int blocks = 0;         // the minimum of the four
-  std::string limiter;    // which limit binds: "smem", "threads", "registers", "block limit", or
-                          // why the block cannot launch at all
-  double occupancy = 0.0; // resident warps / max warps per SM
+  int by_smem = 0;         // floor(smem/SM / (smem/block + reserved)), 0 if the block does not fit
+  int by_threads = 0;      // floor(max warps/SM / warps/block)
+  int by_registers = 0;    // floor(floor(regs/SM / regs per warp) / warps/block)
+  int by_block_limit = 0;  // the hardware's blocks/SM cap
+  int blocks = 0;          // the minimum of the four
+  std::string limiter;     // which limit binds: "smem", "threads", "registers", "block limit", or
+                           // why the block cannot launch at all
+  double occupancy = 0.0;  // resident warps / max warps per SM
 };
 Occupancy occupancy(int threads_per_block, std::int64_t smem_bytes, int regs_per_thread,
                     const DeviceSpec& device);
@@ -108,18 +108,18 @@ Occupancy occupancy(int threads_per_block, std::int64_t smem_bytes, int regs_per
 // The seed's simplified numbers (004 analyze_tile_sizes): 48 KB of shared memory and 1024
 // threads as the only limits.
 struct SeedOccupancy {
-  int by_smem_48kb = 0;       // 48 * 1024 // smem
-  int by_threads_1024 = 0;    // 1024 // threads
+  int by_smem_48kb = 0;     // 48 * 1024 // smem
+  int by_threads_1024 = 0;  // 1024 // threads
 };
 SeedOccupancy seed_occupancy(int threads_per_block, std::int64_t smem_bytes);
 
 // One row of the tile-size table.
 struct TileRow {
-  std::string label;        // "T=8" or the kernel name
+  std::string label;  // "T=8" or the kernel name
   TileDims tile;
   int threads = 0;
   std::int64_t smem_bytes = 0;
-  double reuse = 0.0;       // uses of each loaded element: T, or 2*BM*BN/(BM+BN)
+  double reuse = 0.0;  // uses of each loaded element: T, or 2*BM*BN/(BM+BN)
   int regs_per_thread = 0;
   std::string regs_source;  // "assumed (--regs)" or "cudaFuncGetAttributes on <GPU>"
   Occupancy occupancy;
@@ -139,7 +139,7 @@ struct AnalyzeRequest {
 };
 
 struct RooflineRow {
-  std::string model;      // "ideal (seed 002)", "tiled loads + C store", "naive loads + C store"
+  std::string model;  // "ideal (seed 002)", "tiled loads + C store", "naive loads + C store"
   double bytes = 0.0;
   Roofline roofline;
 };
@@ -153,7 +153,7 @@ struct AnalysisReport {
   TileDims tile;           // the tile analysed (the kernel's, when one was named)
   std::string tile_label;  // "32x32x32 (square T=32)" or "<kernel> 64x64x8"
   TrafficModel traffic;
-  double intensity = 0.0;  // seed 002
+  double intensity = 0.0;              // seed 002
   std::vector<RooflineSet> rooflines;  // the chosen device, then its measured entry if any
   DeviceSpec device;
   std::vector<TileRow> tiles;  // T = 8, 16, 32, then the kernel's row

@@ -117,9 +117,9 @@ std::vector<CaseSpec> fuzz_cases(std::int64_t count, std::uint64_t seed);
 // ---------------------------------------------------------------------------------------------
 
 struct TimingOptions {
-  int warmup = 10;     // untimed launches first
-  int reps = 50;       // timed launches, one event pair each
-  bool cold = false;   // write a buffer of 2x L2 before each timed launch (outside the events)
+  int warmup = 10;    // untimed launches first
+  int reps = 50;      // timed launches, one event pair each
+  bool cold = false;  // write a buffer of 2x L2 before each timed launch (outside the events)
 };
 
 struct TimingStats {
@@ -231,8 +231,8 @@ struct VerifyReport {
 // "tilegemm verify --kernels <kernel> <spec.replay_flags()>"
 std::string replay_command(const std::string& kernel, const CaseSpec& spec);
 // One testbed per case, every kernel on it. `on_failure` is called as each failure happens.
-VerifyReport run_verify(const std::vector<std::string>& kernels,
-                        const std::vector<CaseSpec>& cases, const ProgressFn& progress,
+VerifyReport run_verify(const std::vector<std::string>& kernels, const std::vector<CaseSpec>& cases,
+                        const ProgressFn& progress,
                         const std::function<void(const VerifyFailure&)>& on_failure);
 
 // ---------------------------------------------------------------------------------------------
@@ -285,7 +285,7 @@ std::vector<Section> device_sections(const std::vector<DeviceInfo>& devices);
 void write_devices(std::ostream& os, const std::vector<DeviceInfo>& devices, Format format);
 
 // `tilegemm bench`
-Table bench_table(const BenchReport& report);  // human columns, units in headers
+Table bench_table(const BenchReport& report);      // human columns, units in headers
 Table bench_csv_table(const BenchReport& report);  // the JSON keys, full precision
 nlohmann::json to_json(const BenchReport& report);
 // One line naming the device, for the markdown header and the text title.

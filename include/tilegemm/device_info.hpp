@@ -15,8 +15,8 @@ struct DeviceInfo {
   std::string name;
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
-  int sm_clock_mhz = 0;          // maximum SM clock (cudaDevAttrClockRate)
-  int mem_clock_mhz = 0;         // peak memory clock (cudaDevAttrMemoryClockRate)
+  int sm_clock_mhz = 0;   // maximum SM clock (cudaDevAttrClockRate)
+  int mem_clock_mhz = 0;  // peak memory clock (cudaDevAttrMemoryClockRate)
   int mem_bus_width_bits = 0;
   std::int64_t global_mem_bytes = 0;
   std::int64_t l2_bytes = 0;
@@ -29,10 +29,10 @@ struct DeviceInfo {
   int max_threads_per_block = 0;
   int max_blocks_per_sm = 0;
   int warp_size = 0;
-  int driver_version = 0;        // as cudaDriverGetVersion: 1000 * major + 10 * minor
-  int runtime_version = 0;       // as cudaRuntimeGetVersion
+  int driver_version = 0;   // as cudaDriverGetVersion: 1000 * major + 10 * minor
+  int runtime_version = 0;  // as cudaRuntimeGetVersion
 
-  std::string cuda_cc() const;   // "9.0"
+  std::string cuda_cc() const;  // "9.0"
 };
 
 // "13.0" for 13000.

@@ -11,12 +11,16 @@ namespace {
 
 constexpr double kBytesF32 = 4.0;
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
 
-DeviceSpec hopper(std::string key, std::string name, double tflops, double gbs,
-                  std::string source, bool measured) {
+DeviceSpec hopper(std::string key, std::string name, double tflops, double gbs, std::string source,
+                  bool measured) {
   DeviceSpec s;
   s.key = std::move(key);
   s.name = std::move(name);
@@ -74,14 +78,18 @@ TrafficModel traffic(const GemmSize& size, const TileDims& tile) {
   return t;
 }
 
-double flops(const GemmSize& size) { return 2.0 * d(size.m) * d(size.n) * d(size.k); }
+double flops(const GemmSize& size) {
+  return 2.0 * d(size.m) * d(size.n) * d(size.k);
+}
 
 double arithmetic_intensity(const GemmSize& size) {
   const double m = d(size.m), n = d(size.n), k = d(size.k);
   return flops(size) / (kBytesF32 * (m * k + k * n + m * n));
 }
 
-double intensity_of(const GemmSize& size, double bytes) { return flops(size) / bytes; }
+double intensity_of(const GemmSize& size, double bytes) {
+  return flops(size) / bytes;
+}
 
 const std::vector<DeviceSpec>& device_specs() {
   static const std::vector<DeviceSpec> specs = {
@@ -127,8 +135,8 @@ Occupancy occupancy(int threads_per_block, std::int64_t smem_bytes, int regs_per
                     const DeviceSpec& device) {
   Occupancy o;
   if (threads_per_block < 1 || threads_per_block > device.max_threads_per_block) {
-    o.limiter = "cannot launch: " + std::to_string(threads_per_block) +
-                " threads per block (1.." + std::to_string(device.max_threads_per_block) + ")";
+    o.limiter = "cannot launch: " + std::to_string(threads_per_block) + " threads per block (1.." +
+                std::to_string(device.max_threads_per_block) + ")";
     return o;
   }
   if (smem_bytes < 0 || smem_bytes > device.max_smem_per_block_bytes) {
@@ -137,8 +145,8 @@ Occupancy occupancy(int threads_per_block, std::int64_t smem_bytes, int regs_per
     return o;
   }
   if (regs_per_thread < 1 || regs_per_thread > device.max_regs_per_thread) {
-    o.limiter = "cannot launch: " + std::to_string(regs_per_thread) + " registers per thread (max " +
-                std::to_string(device.max_regs_per_thread) + ")";
+    o.limiter = "cannot launch: " + std::to_string(regs_per_thread) +
+                " registers per thread (max " + std::to_string(device.max_regs_per_thread) + ")";
     return o;
   }
   const int warp = 32;
@@ -147,8 +155,8 @@ Occupancy occupancy(int threads_per_block, std::int64_t smem_bytes, int regs_per
   const std::int64_t smem_unit = 128;
   const std::int64_t smem_alloc =
       ceil_div(smem_bytes + device.smem_reserved_per_block_bytes, smem_unit) * smem_unit;
-  o.by_smem = static_cast<int>(std::min<std::int64_t>(device.smem_per_sm_bytes / smem_alloc,
-                                                      INT_MAX));
+  o.by_smem =
+      static_cast<int>(std::min<std::int64_t>(device.smem_per_sm_bytes / smem_alloc, INT_MAX));
   o.by_threads = device.max_warps_per_sm / o.warps_per_block;
   // Registers go to warps in units of reg_alloc_unit.
   const int regs_per_warp = static_cast<int>(

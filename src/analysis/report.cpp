@@ -23,7 +23,9 @@ std::string tile_text(const TileDims& t) {
   return part(t.bm) + "x" + part(t.bn) + "x" + part(t.bk);
 }
 
-std::string bytes_text(double bytes) { return format("%.0f", bytes); }
+std::string bytes_text(double bytes) {
+  return format("%.0f", bytes);
+}
 
 TileRow square_row(int t, int regs, const DeviceSpec& device) {
   TileRow r;
@@ -50,10 +52,18 @@ json device_json(const DeviceSpec& s) {
 
 }  // namespace
 
-std::string seed_gb2(double bytes) { return format("%.2f GB", bytes / 1e9); }
-std::string seed_gb3(double bytes) { return format("%.3f GB", bytes / 1e9); }
-std::string seed_mb2(double bytes) { return format("%.2f MB", bytes / 1e6); }
-std::string seed_factor(double factor) { return format("%.1fx", factor); }
+std::string seed_gb2(double bytes) {
+  return format("%.2f GB", bytes / 1e9);
+}
+std::string seed_gb3(double bytes) {
+  return format("%.3f GB", bytes / 1e9);
+}
+std::string seed_mb2(double bytes) {
+  return format("%.2f MB", bytes / 1e6);
+}
+std::string seed_factor(double factor) {
+  return format("%.1fx", factor);
+}
 
 AnalysisReport analyze(const AnalyzeRequest& request) {
   AnalysisReport r;
@@ -97,11 +107,12 @@ AnalysisReport analyze(const AnalyzeRequest& request) {
     const double ideal_bytes = 4.0 * (static_cast<double>(size.m) * static_cast<double>(size.k) +
                                       static_cast<double>(size.k) * static_cast<double>(size.n) +
                                       static_cast<double>(size.m) * static_cast<double>(size.n));
-    set.rows.push_back({"ideal: each operand moved once (seed 002)", ideal_bytes,
-                        roofline(r.intensity, *spec)});
+    set.rows.push_back(
+        {"ideal: each operand moved once (seed 002)", ideal_bytes, roofline(r.intensity, *spec)});
     if (r.traffic.has_tiled) {
       const double b = r.traffic.tiled_bytes + r.traffic.c_store_bytes;
-      set.rows.push_back({"tiled: tile loads + C store", b, roofline(intensity_of(size, b), *spec)});
+      set.rows.push_back(
+          {"tiled: tile loads + C store", b, roofline(intensity_of(size, b), *spec)});
     }
     const double nb = r.traffic.naive_bytes + r.traffic.c_store_bytes;
     set.rows.push_back(
@@ -140,10 +151,10 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
   // Traffic.
   bench::Section traffic_s;
   traffic_s.title = "Memory traffic (seed 004 analyze_tiled_traffic; fp32, loads of A and B)";
-  traffic_s.notes_before.push_back(
-      "Problem: C = alpha*A*B + beta*C, M=" + std::to_string(size.m) + " N=" +
-      std::to_string(size.n) + " K=" + std::to_string(size.k) + ", " +
-      format("%.3f", flops(size) / 1e9) + " GFLOP; tile " + r.tile_label + ".");
+  traffic_s.notes_before.push_back("Problem: C = alpha*A*B + beta*C, M=" + std::to_string(size.m) +
+                                   " N=" + std::to_string(size.n) + " K=" + std::to_string(size.k) +
+                                   ", " + format("%.3f", flops(size) / 1e9) + " GFLOP; tile " +
+                                   r.tile_label + ".");
   bench::Table& tt = traffic_s.table;
   tt.add_column("model");
   tt.add_column("formula");
@@ -160,13 +171,13 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
   tt.add_row({"minimum", "(M*K + K*N)*4", bytes_text(t.minimum_bytes), seed_mb2(t.minimum_bytes),
               seed_factor(1.0)});
   if (t.has_tiled) {
-    traffic_s.notes_after.push_back(
-        "Reduction factor naive/tiled: " + seed_factor(t.reduction) + " (theoretical max " +
-        seed_factor(t.max_reduction) + " = 2*BM*BN/(BM+BN), which is T for a square tile)");
-    traffic_s.notes_after.push_back(
-        "Blocks: " + std::to_string(t.blocks_m) + " x " + std::to_string(t.blocks_n) + ", " +
-        std::to_string(t.blocks_k) + " K steps each; A tiles " + bytes_text(t.tiled_a_bytes) +
-        " bytes, B tiles " + bytes_text(t.tiled_b_bytes) + " bytes.");
+    traffic_s.notes_after.push_back("Reduction factor naive/tiled: " + seed_factor(t.reduction) +
+                                    " (theoretical max " + seed_factor(t.max_reduction) +
+                                    " = 2*BM*BN/(BM+BN), which is T for a square tile)");
+    traffic_s.notes_after.push_back("Blocks: " + std::to_string(t.blocks_m) + " x " +
+                                    std::to_string(t.blocks_n) + ", " + std::to_string(t.blocks_k) +
+                                    " K steps each; A tiles " + bytes_text(t.tiled_a_bytes) +
+                                    " bytes, B tiles " + bytes_text(t.tiled_b_bytes) + " bytes.");
   } else {
     traffic_s.notes_after.push_back(
         "The kernel has no K tile (BK = -): it reads A and B straight from global memory, and "
@@ -181,10 +192,9 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
   // Roofline.
   bench::Section roof;
   roof.title = "Arithmetic intensity and roofline on " + r.device.name;
-  roof.notes_before.push_back(
-      "AI = 2MNK / (4(MK + KN + MN)) = " + format("%.0f", flops(size)) + " / " +
-      format("%.0f", flops(size) / r.intensity) + " = " + fixed(r.intensity, 2) +
-      " FLOP/byte (seed 002)");
+  roof.notes_before.push_back("AI = 2MNK / (4(MK + KN + MN)) = " + format("%.0f", flops(size)) +
+                              " / " + format("%.0f", flops(size) / r.intensity) + " = " +
+                              fixed(r.intensity, 2) + " FLOP/byte (seed 002)");
   bench::Table& rt = roof.table;
   rt.add_column("ceilings");
   rt.add_column("FP32 peak (TFLOP/s)", true);
@@ -219,11 +229,12 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
   occ.notes_before.push_back(
       "Per-SM limits: " + std::to_string(dev.max_threads_per_sm) + " threads (" +
       std::to_string(dev.max_warps_per_sm) + " warps), " + std::to_string(dev.max_blocks_per_sm) +
-      " blocks, " + std::to_string(dev.regs_per_sm) + " registers (allocated per warp in units of " +
-      std::to_string(dev.reg_alloc_unit) + "), " + std::to_string(dev.smem_per_sm_bytes / 1024) +
-      " KB shared memory; at most " + std::to_string(dev.max_smem_per_block_bytes / 1024) +
-      " KB and " + std::to_string(dev.max_threads_per_block) + " threads per block (" +
-      dev.limits_source + ").");
+      " blocks, " + std::to_string(dev.regs_per_sm) +
+      " registers (allocated per warp in units of " + std::to_string(dev.reg_alloc_unit) + "), " +
+      std::to_string(dev.smem_per_sm_bytes / 1024) + " KB shared memory; at most " +
+      std::to_string(dev.max_smem_per_block_bytes / 1024) + " KB and " +
+      std::to_string(dev.max_threads_per_block) + " threads per block (" + dev.limits_source +
+      ").");
   bench::Table& ot = occ.table;
   ot.add_column("tile");
   ot.add_column("threads", true);
@@ -250,9 +261,8 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
                 row.seed.by_smem_48kb >= 0 ? std::to_string(row.seed.by_smem_48kb) : "-",
                 std::to_string(row.seed.by_threads_1024)});
   }
-  occ.notes_after.push_back(
-      "Registers per thread: " + std::to_string(r.request.regs_per_thread) +
-      " is an assumption (--regs) for every row not marked otherwise.");
+  occ.notes_after.push_back("Registers per thread: " + std::to_string(r.request.regs_per_thread) +
+                            " is an assumption (--regs) for every row not marked otherwise.");
   for (const TileRow& row : r.tiles) {
     if (row.regs_source != "assumed (--regs)") {
       occ.notes_after.push_back(row.label + ": " + std::to_string(row.regs_per_thread) +
@@ -309,7 +319,9 @@ json to_json(const AnalysisReport& r) {
   for (const TileRow& row : r.tiles) {
     const Occupancy& o = row.occupancy;
     tiles.push_back({{"label", row.label},
-                     {"bm", row.tile.bm}, {"bn", row.tile.bn}, {"bk", row.tile.bk},
+                     {"bm", row.tile.bm},
+                     {"bn", row.tile.bn},
+                     {"bk", row.tile.bk},
                      {"threads", row.threads},
                      {"smem_bytes", row.smem_bytes},
                      {"reuse", row.reuse},
@@ -326,29 +338,31 @@ json to_json(const AnalysisReport& r) {
                      {"seed_blocks_by_threads_1024", row.seed.by_threads_1024}});
   }
   const DeviceSpec& dev = r.device;
-  json out{{"problem",
-            {{"m", r.request.size.m}, {"n", r.request.size.n}, {"k", r.request.size.k},
-             {"flops", flops(r.request.size)}}},
-           {"tile", {{"bm", r.tile.bm}, {"bn", r.tile.bn}, {"bk", r.tile.bk},
-                     {"label", r.tile_label}}},
-           {"traffic", traffic_j},
-           {"arithmetic_intensity", r.intensity},
-           {"rooflines", rooflines},
-           {"device_limits",
-            {{"device", device_json(dev)},
-             {"cc", dev.cc},
-             {"max_threads_per_sm", dev.max_threads_per_sm},
-             {"max_warps_per_sm", dev.max_warps_per_sm},
-             {"max_blocks_per_sm", dev.max_blocks_per_sm},
-             {"max_threads_per_block", dev.max_threads_per_block},
-             {"regs_per_sm", dev.regs_per_sm},
-             {"reg_alloc_unit", dev.reg_alloc_unit},
-             {"smem_per_sm_bytes", dev.smem_per_sm_bytes},
-             {"max_smem_per_block_bytes", dev.max_smem_per_block_bytes},
-             {"smem_reserved_per_block_bytes", dev.smem_reserved_per_block_bytes},
-             {"source", dev.limits_source}}},
-           {"tiles", tiles},
-           {"regs_assumed", r.request.regs_per_thread}};
+  json out{
+      {"problem",
+       {{"m", r.request.size.m},
+        {"n", r.request.size.n},
+        {"k", r.request.size.k},
+        {"flops", flops(r.request.size)}}},
+      {"tile", {{"bm", r.tile.bm}, {"bn", r.tile.bn}, {"bk", r.tile.bk}, {"label", r.tile_label}}},
+      {"traffic", traffic_j},
+      {"arithmetic_intensity", r.intensity},
+      {"rooflines", rooflines},
+      {"device_limits",
+       {{"device", device_json(dev)},
+        {"cc", dev.cc},
+        {"max_threads_per_sm", dev.max_threads_per_sm},
+        {"max_warps_per_sm", dev.max_warps_per_sm},
+        {"max_blocks_per_sm", dev.max_blocks_per_sm},
+        {"max_threads_per_block", dev.max_threads_per_block},
+        {"regs_per_sm", dev.regs_per_sm},
+        {"reg_alloc_unit", dev.reg_alloc_unit},
+        {"smem_per_sm_bytes", dev.smem_per_sm_bytes},
+        {"max_smem_per_block_bytes", dev.max_smem_per_block_bytes},
+        {"smem_reserved_per_block_bytes", dev.smem_reserved_per_block_bytes},
+        {"source", dev.limits_source}}},
+      {"tiles", tiles},
+      {"regs_assumed", r.request.regs_per_thread}};
   if (r.request.runtime_blocks_per_sm) {
     out["runtime_blocks_per_sm"] = *r.request.runtime_blocks_per_sm;
     out["runtime_device"] = r.request.runtime_device;

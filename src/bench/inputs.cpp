@@ -14,7 +14,9 @@ namespace tilegemm::bench {
 
 namespace {
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string quoted(std::string_view text) {
+  return "'" + std::string(text) + "'";
+}
 
 std::vector<std::string_view> split(std::string_view text, char sep) {
   std::vector<std::string_view> parts;
@@ -51,11 +53,13 @@ std::int64_t parse_dim(std::string_view flag, std::string_view whole, std::strin
                        const std::string& syntax_message) {
   std::int64_t v = 0;
   switch (to_int64(item, &v)) {
-    case IntParse::kSyntax: throw InputError(std::string(flag), syntax_message);
+    case IntParse::kSyntax:
+      throw InputError(std::string(flag), syntax_message);
     case IntParse::kOutOfRange:
-      throw InputError(std::string(flag), quoted(whole) + ": sizes must be <= " +
-                                              std::to_string(kMaxDim));
-    case IntParse::kOk: break;
+      throw InputError(std::string(flag),
+                       quoted(whole) + ": sizes must be <= " + std::to_string(kMaxDim));
+    case IntParse::kOk:
+      break;
   }
   if (v < 1) throw InputError(std::string(flag), quoted(whole) + ": sizes must be >= 1");
   if (v > kMaxDim) {
@@ -127,8 +131,7 @@ std::vector<std::int64_t> parse_size_list(std::string_view flag, std::string_vie
 }
 
 Shape parse_shape(std::string_view flag, std::string_view text) {
-  const std::string syntax =
-      quoted(text) + " is not a shape (want MxNxK, e.g. 4095x4095x4095)";
+  const std::string syntax = quoted(text) + " is not a shape (want MxNxK, e.g. 4095x4095x4095)";
   const std::vector<std::string_view> parts = split(text, 'x');
   if (parts.size() != 3) throw InputError(std::string(flag), syntax);
   Shape s;
@@ -164,11 +167,13 @@ Pads parse_pads(std::string_view flag, std::string_view text) {
   std::int64_t v[3] = {0, 0, 0};
   for (std::size_t i = 0; i < 3; ++i) {
     switch (to_int64(parts[i], &v[i])) {
-      case IntParse::kSyntax: throw InputError(std::string(flag), syntax);
+      case IntParse::kSyntax:
+        throw InputError(std::string(flag), syntax);
       case IntParse::kOutOfRange:
         v[i] = parts[i].front() == '-' ? -1 : std::numeric_limits<std::int64_t>::max();
         break;
-      case IntParse::kOk: break;
+      case IntParse::kOk:
+        break;
     }
     if (v[i] < 0) throw InputError(std::string(flag), quoted(text) + ": pads must be >= 0");
     if (v[i] > kMaxPad) {
@@ -189,7 +194,8 @@ std::int64_t parse_int(std::string_view flag, std::string_view text, std::int64_
       v = text.front() == '-' ? std::numeric_limits<std::int64_t>::min()
                               : std::numeric_limits<std::int64_t>::max();
       break;
-    case IntParse::kOk: break;
+    case IntParse::kOk:
+      break;
   }
   if (v < min_value) {
     throw InputError(std::string(flag), quoted(text) + " must be >= " + std::to_string(min_value));

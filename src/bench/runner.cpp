@@ -46,8 +46,8 @@ void mark_failed(BenchRow* row, const std::string& detail) {
 }
 
 // Verify with run_and_check, then (only if right) reset C once and time. Fills the row.
-void verify_and_time(Testbed& testbed, Timer& timer, cudaStream_t stream,
-                     const Testbed::RunFn& run, BenchRow* row) {
+void verify_and_time(Testbed& testbed, Timer& timer, cudaStream_t stream, const Testbed::RunFn& run,
+                     BenchRow* row) {
   const CheckResult check = testbed.run_and_check(run, stream);
   row->rel_error = check.rel_error;
   row->tolerance = check.tolerance;
@@ -72,8 +72,7 @@ void verify_and_time(Testbed& testbed, Timer& timer, cudaStream_t stream,
   row->tflops = tflops(row->shape, stats.median_ms);
 }
 
-std::int64_t alloc_elements(Layout layout, std::int64_t ld, std::int64_t rows,
-                            std::int64_t cols) {
+std::int64_t alloc_elements(Layout layout, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
   const std::int64_t outer = layout == Layout::kRowMajor ? rows : cols;
   return (outer > 0 ? outer : 1) * ld;
 }
@@ -82,9 +81,12 @@ std::int64_t alloc_elements(Layout layout, std::int64_t ld, std::int64_t rows,
 
 const char* row_status_name(RowStatus status) {
   switch (status) {
-    case RowStatus::kOk: return "ok";
-    case RowStatus::kFailed: return "FAILED";
-    case RowStatus::kNotApplicable: return "N/A";
+    case RowStatus::kOk:
+      return "ok";
+    case RowStatus::kFailed:
+      return "FAILED";
+    case RowStatus::kNotApplicable:
+      return "N/A";
   }
   return "unknown";
 }
@@ -107,12 +109,12 @@ CaseSpec bench_case(const BenchRequest& request, const Shape& shape) {
 }
 
 double testbed_bytes(const CaseSpec& s) {
-  const double a = static_cast<double>(
-      alloc_elements(s.la, min_ld(s.la, s.m, s.k) + s.pad_a, s.m, s.k));
-  const double b = static_cast<double>(
-      alloc_elements(s.lb, min_ld(s.lb, s.k, s.n) + s.pad_b, s.k, s.n));
-  const double c = static_cast<double>(
-      alloc_elements(s.lc, min_ld(s.lc, s.m, s.n) + s.pad_c, s.m, s.n));
+  const double a =
+      static_cast<double>(alloc_elements(s.la, min_ld(s.la, s.m, s.k) + s.pad_a, s.m, s.k));
+  const double b =
+      static_cast<double>(alloc_elements(s.lb, min_ld(s.lb, s.k, s.n) + s.pad_b, s.k, s.n));
+  const double c =
+      static_cast<double>(alloc_elements(s.lc, min_ld(s.lc, s.m, s.n) + s.pad_c, s.m, s.n));
   const double ref = static_cast<double>(s.m) * static_cast<double>(s.n);
   return 4.0 * (a + b + 3.0 * c) + 8.0 * ref;  // three C buffers: working, initial, before-run
 }
@@ -135,9 +137,12 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
   Timer timer(request.timing, report.device.l2_bytes);
   // A setup failure fails every row with the same reason.
   std::string setup_error;
-  if (!stream.status().ok()) setup_error = "stream: " + stream.status().message();
-  else if (!cublas.init_status().ok()) setup_error = "cuBLAS: " + cublas.init_status().message();
-  else if (!timer.init_status().ok()) setup_error = "timer: " + timer.init_status().message();
+  if (!stream.status().ok())
+    setup_error = "stream: " + stream.status().message();
+  else if (!cublas.init_status().ok())
+    setup_error = "cuBLAS: " + cublas.init_status().message();
+  else if (!timer.init_status().ok())
+    setup_error = "timer: " + timer.init_status().message();
 
   const std::size_t total = request.shapes.size() * (request.kernels.size() + 1);
   std::size_t done = 0;
@@ -172,9 +177,9 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
     if (!shape_error.empty()) {
       mark_failed(&cublas_row, shape_error);
     } else {
-      verify_and_time(testbed, timer, stream.get(),
-                      [&](const Problem& p, cudaStream_t st) { return cublas.gemm(p, st); },
-                      &cublas_row);
+      verify_and_time(
+          testbed, timer, stream.get(),
+          [&](const Problem& p, cudaStream_t st) { return cublas.gemm(p, st); }, &cublas_row);
     }
     const double cublas_ms = cublas_row.median_ms;
     cublas_row.cublas_ms = cublas_ms;
@@ -191,23 +196,23 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
       } else if (!is_auto) {
         info = find_kernel(name);
       }
-      row.kernel = is_auto ? "auto(" + (info != nullptr ? info->name : std::string("none")) + ")"
-                           : name;
+      row.kernel =
+          is_auto ? "auto(" + (info != nullptr ? info->name : std::string("none")) + ")" : name;
       announce(row.kernel, shape);
       if (!shape_error.empty()) {
         mark_failed(&row, shape_error);
       } else if (info == nullptr) {
         row.status = RowStatus::kNotApplicable;
-        row.detail = is_auto ? "no registered kernel implements this problem"
-                             : "no kernel of this name";
+        row.detail =
+            is_auto ? "no registered kernel implements this problem" : "no kernel of this name";
       } else if (!info->can_implement(testbed.problem())) {
         row.status = RowStatus::kNotApplicable;
         row.detail = "can_implement is false for this problem";
       } else {
         const std::string run_name = is_auto ? std::string("auto") : name;
-        verify_and_time(testbed, timer, stream.get(),
-                        [&](const Problem& p, cudaStream_t st) { return gemm(p, run_name, st); },
-                        &row);
+        verify_and_time(
+            testbed, timer, stream.get(),
+            [&](const Problem& p, cudaStream_t st) { return gemm(p, run_name, st); }, &row);
         if (row.status == RowStatus::kOk && cublas_ms > 0.0) {
           row.cublas_ratio = cublas_ms / row.median_ms;
         }
@@ -222,8 +227,8 @@ std::string replay_command(const std::string& kernel, const CaseSpec& spec) {
   return "tilegemm verify --kernels " + kernel + " " + spec.replay_flags();
 }
 
-VerifyReport run_verify(const std::vector<std::string>& kernels,
-                        const std::vector<CaseSpec>& cases, const ProgressFn& progress,
+VerifyReport run_verify(const std::vector<std::string>& kernels, const std::vector<CaseSpec>& cases,
+                        const ProgressFn& progress,
                         const std::function<void(const VerifyFailure&)>& on_failure) {
   VerifyReport report;
   for (const std::string& name : kernels) {
@@ -267,8 +272,7 @@ VerifyReport run_verify(const std::vector<std::string>& kernels,
       }
       const std::string& run_name = summary.kernel;
       CheckResult r = testbed.run_and_check(
-          [&](const Problem& p, cudaStream_t st) { return gemm(p, run_name, st); },
-          stream.get());
+          [&](const Problem& p, cudaStream_t st) { return gemm(p, run_name, st); }, stream.get());
       // NaN (a NaN or Inf in C) counts as the worst error there is.
       const double err =
           std::isnan(r.rel_error) ? std::numeric_limits<double>::infinity() : r.rel_error;

@@ -32,7 +32,9 @@ class SplitMix64 {
 };
 
 // Multiples of 1/8 print exactly in CaseSpec::replay_flags (six significant digits).
-float eighths(std::int64_t numerator) { return static_cast<float>(numerator) / 8.0f; }
+float eighths(std::int64_t numerator) {
+  return static_cast<float>(numerator) / 8.0f;
+}
 
 CaseSpec make_case(std::int64_t m, std::int64_t n, std::int64_t k, const LayoutMix& mix,
                    const std::pair<float, float>& scalars, std::uint64_t seed) {
@@ -52,7 +54,7 @@ CaseSpec make_case(std::int64_t m, std::int64_t n, std::int64_t k, const LayoutM
 }  // namespace
 
 const std::vector<std::int64_t>& sweep_sizes() {
-  static const std::vector<std::int64_t> sizes = {1,   2,   7,   16,  31,   32,   33,   63,  65,
+  static const std::vector<std::int64_t> sizes = {1,   2,   7,   16,  31,  32,   33,   63,  65,
                                                   127, 128, 129, 255, 257, 1000, 1023, 1025};
   return sizes;
 }
@@ -75,7 +77,9 @@ std::vector<CaseSpec> standard_sweep(std::uint64_t seed) {
   const std::vector<LayoutMix>& mixes = sweep_layouts();
   const std::vector<std::pair<float, float>>& scalars = sweep_scalars();
   const std::size_t combos = mixes.size() * scalars.size();
-  auto at = [&](std::int64_t i) { return s[static_cast<std::size_t>(((i % count) + count) % count)]; };
+  auto at = [&](std::int64_t i) {
+    return s[static_cast<std::size_t>(((i % count) + count) % count)];
+  };
 
   // The shape pool: all-equal triples, then the orthogonal array (a, b, a + b mod 17), in which
   // every pair of sizes meets exactly once in every pair of positions.

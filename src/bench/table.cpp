@@ -24,15 +24,19 @@ std::vector<std::size_t> column_widths(const Table& t) {
 
 void pad_cell(std::ostream& os, const std::string& cell, std::size_t width, bool right) {
   const std::string fill(width - cell.size(), ' ');
-  if (right) os << fill << cell;
-  else os << cell << fill;
+  if (right)
+    os << fill << cell;
+  else
+    os << cell << fill;
 }
 
 std::string markdown_cell(const std::string& cell) {
   std::string out;
   for (char ch : cell) {
-    if (ch == '|') out += "\\|";
-    else out += ch;
+    if (ch == '|')
+      out += "\\|";
+    else
+      out += ch;
   }
   return out;
 }
@@ -63,8 +67,10 @@ void write_text(std::ostream& os, const Table& t) {
     for (std::size_t c = 0; c < cells.size(); ++c) {
       if (c > 0) os << "  ";
       // The last column is not padded on the right: no trailing blanks.
-      if (c + 1 == cells.size() && !t.right_align[c]) os << cells[c];
-      else pad_cell(os, cells[c], w[c], t.right_align[c]);
+      if (c + 1 == cells.size() && !t.right_align[c])
+        os << cells[c];
+      else
+        pad_cell(os, cells[c], w[c], t.right_align[c]);
     }
     os << '\n';
   };
@@ -170,7 +176,8 @@ void write_sections(std::ostream& os, const std::vector<Section>& sections, Form
         if (!s.table.headers.empty()) write_csv(os, s.table);
         for (const auto& n : s.notes_after) os << "# " << n << '\n';
         break;
-      case Format::kJson: break;
+      case Format::kJson:
+        break;
     }
   }
 }
@@ -211,8 +218,10 @@ std::string join_command(int argc, const char* const* argv) {
     }
     out += '\'';
     for (char ch : arg) {
-      if (ch == '\'') out += "'\\''";
-      else out += ch;
+      if (ch == '\'')
+        out += "'\\''";
+      else
+        out += ch;
     }
     out += '\'';
   }

@@ -22,11 +22,14 @@ Status cuda_status(cudaError_t err) {
 // Events of the timed launches, destroyed on every path.
 class EventPairs {
  public:
-  explicit EventPairs(int count) : start_(static_cast<std::size_t>(count), nullptr),
-                                   stop_(static_cast<std::size_t>(count), nullptr) {}
+  explicit EventPairs(int count)
+      : start_(static_cast<std::size_t>(count), nullptr),
+        stop_(static_cast<std::size_t>(count), nullptr) {}
   ~EventPairs() {
-    for (cudaEvent_t e : start_) if (e != nullptr) cudaEventDestroy(e);
-    for (cudaEvent_t e : stop_) if (e != nullptr) cudaEventDestroy(e);
+    for (cudaEvent_t e : start_)
+      if (e != nullptr) cudaEventDestroy(e);
+    for (cudaEvent_t e : stop_)
+      if (e != nullptr) cudaEventDestroy(e);
   }
   EventPairs(const EventPairs&) = delete;
   EventPairs& operator=(const EventPairs&) = delete;
@@ -98,8 +101,8 @@ Status Timer::time(const LaunchFn& launch, cudaStream_t stream, TimingStats* out
   for (std::size_t i = 0; i < reps; ++i) {
     if (options_.cold) {
       // A write of every line evicts the operands (writes allocate in L2 on NVIDIA GPUs).
-      if (Status s = cuda_status(cudaMemsetAsync(flush_buffer_, static_cast<int>(i & 0xff),
-                                                 flush_bytes_, stream));
+      if (Status s = cuda_status(
+              cudaMemsetAsync(flush_buffer_, static_cast<int>(i & 0xff), flush_bytes_, stream));
           !s.ok()) {
         return s;
       }

@@ -41,7 +41,9 @@ std::string shortest_text(float value) {
   return buf;
 }
 
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json number_or_null(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
 
 // Full precision for machine-read CSV; empty when absent.
 std::string raw(double v) {
@@ -59,8 +61,7 @@ std::string kib(std::int64_t bytes) {
   return std::to_string(bytes) + " (" + fixed(static_cast<double>(bytes) / 1024.0, 0) + " KiB)";
 }
 std::string mib(std::int64_t bytes) {
-  return std::to_string(bytes) + " (" + fixed(static_cast<double>(bytes) / 1048576.0, 1) +
-         " MiB)";
+  return std::to_string(bytes) + " (" + fixed(static_cast<double>(bytes) / 1048576.0, 1) + " MiB)";
 }
 
 std::string settings_line(const BenchReport& r) {
@@ -142,9 +143,13 @@ json kernels_json(const std::vector<KernelInfo>& kernels) {
     out.push_back({{"name", k.name},
                    {"family", k.family},
                    {"rung", k.rung},
-                   {"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk},
-                   {"wm", c.wm}, {"wn", c.wn},
-                   {"tm", c.tm}, {"tn", c.tn},
+                   {"bm", c.bm},
+                   {"bn", c.bn},
+                   {"bk", c.bk},
+                   {"wm", c.wm},
+                   {"wn", c.wn},
+                   {"tm", c.tm},
+                   {"tn", c.tn},
                    {"threads", c.threads},
                    {"stages", c.stages},
                    {"smem_bytes", c.smem_bytes},
@@ -155,10 +160,18 @@ json kernels_json(const std::vector<KernelInfo>& kernels) {
 
 void write_kernels(std::ostream& os, const std::vector<KernelInfo>& kernels, Format format) {
   switch (format) {
-    case Format::kTable: write_text(os, kernel_table(kernels)); break;
-    case Format::kCsv: write_csv(os, kernel_table(kernels)); break;
-    case Format::kMarkdown: write_markdown(os, kernel_table(kernels)); break;
-    case Format::kJson: os << kernels_json(kernels).dump(2) << '\n'; break;
+    case Format::kTable:
+      write_text(os, kernel_table(kernels));
+      break;
+    case Format::kCsv:
+      write_csv(os, kernel_table(kernels));
+      break;
+    case Format::kMarkdown:
+      write_markdown(os, kernel_table(kernels));
+      break;
+    case Format::kJson:
+      os << kernels_json(kernels).dump(2) << '\n';
+      break;
   }
 }
 
@@ -220,9 +233,10 @@ void write_devices(std::ostream& os, const std::vector<DeviceInfo>& devices, For
 
 std::string device_line(const DeviceInfo& d) {
   if (d.name.empty()) return "no device";
-  return d.name + " (cc " + d.cuda_cc() + ", " + std::to_string(d.sm_count) + " SMs, SM clock max " +
-         std::to_string(d.sm_clock_mhz) + " MHz, memory clock " + std::to_string(d.mem_clock_mhz) +
-         " MHz, L2 " + fixed(static_cast<double>(d.l2_bytes) / 1048576.0, 0) + " MiB, driver " +
+  return d.name + " (cc " + d.cuda_cc() + ", " + std::to_string(d.sm_count) +
+         " SMs, SM clock max " + std::to_string(d.sm_clock_mhz) + " MHz, memory clock " +
+         std::to_string(d.mem_clock_mhz) + " MHz, L2 " +
+         fixed(static_cast<double>(d.l2_bytes) / 1048576.0, 0) + " MiB, driver " +
          cuda_version_string(d.driver_version) + ", runtime " +
          cuda_version_string(d.runtime_version) + ")";
 }
@@ -253,20 +267,36 @@ Table bench_table(const BenchReport& report) {
 
 Table bench_csv_table(const BenchReport& report) {
   Table t;
-  for (const char* h : {"kernel", "dtype", "m", "n", "k", "layout_a", "layout_b", "layout_c",
-                        "alpha", "beta", "pad_a", "pad_b", "pad_c", "median_ms", "min_ms",
-                        "max_ms", "tflops", "cublas_ms", "cublas_ratio", "rel_error", "tolerance",
-                        "status", "detail"}) {
+  for (const char* h : {"kernel",       "dtype",     "m",         "n",      "k",      "layout_a",
+                        "layout_b",     "layout_c",  "alpha",     "beta",   "pad_a",  "pad_b",
+                        "pad_c",        "median_ms", "min_ms",    "max_ms", "tflops", "cublas_ms",
+                        "cublas_ratio", "rel_error", "tolerance", "status", "detail"}) {
     t.add_column(h);
   }
   for (const BenchRow& r : report.rows) {
-    t.add_row({r.kernel, dtype_name(r.dtype), std::to_string(r.shape.m), std::to_string(r.shape.n),
-               std::to_string(r.shape.k), layout_name(r.la), layout_name(r.lb), layout_name(r.lc),
-               shortest_text(r.alpha), shortest_text(r.beta), std::to_string(r.pads.a),
-               std::to_string(r.pads.b), std::to_string(r.pads.c), raw(r.median_ms),
-               raw(r.min_ms), raw(r.max_ms), raw(r.tflops), raw(r.cublas_ms),
-               raw(r.cublas_ratio), raw(r.rel_error), raw(r.tolerance),
-               row_status_name(r.status), r.detail});
+    t.add_row({r.kernel,
+               dtype_name(r.dtype),
+               std::to_string(r.shape.m),
+               std::to_string(r.shape.n),
+               std::to_string(r.shape.k),
+               layout_name(r.la),
+               layout_name(r.lb),
+               layout_name(r.lc),
+               shortest_text(r.alpha),
+               shortest_text(r.beta),
+               std::to_string(r.pads.a),
+               std::to_string(r.pads.b),
+               std::to_string(r.pads.c),
+               raw(r.median_ms),
+               raw(r.min_ms),
+               raw(r.max_ms),
+               raw(r.tflops),
+               raw(r.cublas_ms),
+               raw(r.cublas_ratio),
+               raw(r.rel_error),
+               raw(r.tolerance),
+               row_status_name(r.status),
+               r.detail});
   }
   return t;
 }
@@ -311,8 +341,12 @@ json to_json(const BenchReport& report) {
 
 void write_bench(std::ostream& os, const BenchReport& report, Format format) {
   switch (format) {
-    case Format::kJson: os << to_json(report).dump(2) << '\n'; return;
-    case Format::kCsv: write_csv(os, bench_csv_table(report)); return;
+    case Format::kJson:
+      os << to_json(report).dump(2) << '\n';
+      return;
+    case Format::kCsv:
+      write_csv(os, bench_csv_table(report));
+      return;
     case Format::kTable:
       os << "tilegemm bench on " << device_line(report.device) << '\n'
          << settings_line(report) << "\n\n";
@@ -321,8 +355,8 @@ void write_bench(std::ostream& os, const BenchReport& report, Format format) {
       return;
     case Format::kMarkdown:
       os << "## tilegemm bench on " << device_line(report.device) << "\n\n"
-         << settings_line(report) << ". Command: `" << report.command << "`, "
-         << report.timestamp << ".\n\n";
+         << settings_line(report) << ". Command: `" << report.command << "`, " << report.timestamp
+         << ".\n\n";
       write_markdown(os, bench_table(report));
       const std::vector<std::string> notes = failure_notes(report);
       if (!notes.empty()) os << '\n';
@@ -376,10 +410,18 @@ json to_json(const VerifyReport& report) {
 
 void write_verify(std::ostream& os, const VerifyReport& report, Format format) {
   switch (format) {
-    case Format::kTable: write_text(os, verify_table(report)); break;
-    case Format::kCsv: write_csv(os, verify_table(report)); break;
-    case Format::kMarkdown: write_markdown(os, verify_table(report)); break;
-    case Format::kJson: os << to_json(report).dump(2) << '\n'; break;
+    case Format::kTable:
+      write_text(os, verify_table(report));
+      break;
+    case Format::kCsv:
+      write_csv(os, verify_table(report));
+      break;
+    case Format::kMarkdown:
+      write_markdown(os, verify_table(report));
+      break;
+    case Format::kJson:
+      os << to_json(report).dump(2) << '\n';
+      break;
   }
 }
 

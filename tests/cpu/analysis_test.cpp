@@ -180,8 +180,8 @@ TEST(Analyze, DefaultReport) {
 
   std::ostringstream os;
   ta::write_analysis(os, r, tilegemm::bench::Format::kTable);
-  for (const char* text : {"8.59 GB", "0.268 GB", "8.39 MB", "32.0x", "170.67",
-                           "NVIDIA H200 SXM", "measured on an H200"}) {
+  for (const char* text : {"8.59 GB", "0.268 GB", "8.39 MB", "32.0x", "170.67", "NVIDIA H200 SXM",
+                           "measured on an H200"}) {
     EXPECT_NE(os.str().find(text), std::string::npos) << text;
   }
   const nlohmann::json j = ta::to_json(r);

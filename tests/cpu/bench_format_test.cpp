@@ -18,7 +18,9 @@ using tilegemm::Layout;
 
 namespace {
 
-std::vector<std::int64_t> sizes(const char* text) { return tb::parse_size_list("--m", text); }
+std::vector<std::int64_t> sizes(const char* text) {
+  return tb::parse_size_list("--m", text);
+}
 
 // The InputError message of a call, "" when it does not throw.
 template <typename F>
@@ -67,7 +69,8 @@ TEST(SizeList, ErrorsNameTheFlagAndTheText) {
   }
   EXPECT_EQ(error_of([] { sizes("0"); }), "--m: '0': sizes must be >= 1");
   EXPECT_EQ(error_of([] { sizes("-4"); }), "--m: '-4': sizes must be >= 1");
-  EXPECT_EQ(error_of([] { sizes("3000000000"); }), "--m: '3000000000': sizes must be <= 2147483647");
+  EXPECT_EQ(error_of([] { sizes("3000000000"); }),
+            "--m: '3000000000': sizes must be <= 2147483647");
   EXPECT_EQ(error_of([] { sizes("99999999999999999999"); }),
             "--m: '99999999999999999999': sizes must be <= 2147483647");
   EXPECT_EQ(error_of([] { sizes("4096:256:x2"); }),
@@ -91,9 +94,9 @@ TEST(Shape, Errors) {
   EXPECT_EQ(error_of([] { tb::parse_shape("--shape", "0x5x5"); }),
             "--shape: '0x5x5': sizes must be >= 1");
   for (const char* bad : {"", "4x4", "4x4x4x4", "axbxc", "4x4x", "4*4*4", "4 x4x4"}) {
-    EXPECT_EQ(error_of([&] { tb::parse_shape("--shape", bad); }),
-              "--shape: '" + std::string(bad) +
-                  "' is not a shape (want MxNxK, e.g. 4095x4095x4095)")
+    EXPECT_EQ(
+        error_of([&] { tb::parse_shape("--shape", bad); }),
+        "--shape: '" + std::string(bad) + "' is not a shape (want MxNxK, e.g. 4095x4095x4095)")
         << bad;
   }
 }
@@ -136,7 +139,8 @@ TEST(Flags, Pads) {
               "--pad: '" + std::string(bad) + "' is not a pad triple (want a,b,c, e.g. 0,0,3)")
         << bad;
   }
-  EXPECT_EQ(error_of([] { tb::parse_pads("--pad", "0,-1,0"); }), "--pad: '0,-1,0': pads must be >= 0");
+  EXPECT_EQ(error_of([] { tb::parse_pads("--pad", "0,-1,0"); }),
+            "--pad: '0,-1,0': pads must be >= 0");
   EXPECT_EQ(error_of([] { tb::parse_pads("--pad", "0,0,2000000"); }),
             "--pad: '0,0,2000000': pads must be <= 1048576");
 }
@@ -144,8 +148,10 @@ TEST(Flags, Pads) {
 TEST(Flags, IntegersSeedsScalars) {
   EXPECT_EQ(tb::parse_int("--reps", "50", 1, 100), 50);
   EXPECT_EQ(error_of([] { tb::parse_int("--reps", "0", 1, 100); }), "--reps: '0' must be >= 1");
-  EXPECT_EQ(error_of([] { tb::parse_int("--reps", "101", 1, 100); }), "--reps: '101' must be <= 100");
-  EXPECT_EQ(error_of([] { tb::parse_int("--reps", "5x", 1, 100); }), "--reps: '5x' is not an integer");
+  EXPECT_EQ(error_of([] { tb::parse_int("--reps", "101", 1, 100); }),
+            "--reps: '101' must be <= 100");
+  EXPECT_EQ(error_of([] { tb::parse_int("--reps", "5x", 1, 100); }),
+            "--reps: '5x' is not an integer");
   EXPECT_EQ(error_of([] { tb::parse_int("--reps", "-99999999999999999999", 1, 100); }),
             "--reps: '-99999999999999999999' must be >= 1");
 
@@ -197,8 +203,8 @@ TEST(Sweep, StandardSweepIsLargeAndCoversEveryCombination) {
     const std::int64_t dims[3] = {c.m, c.n, c.k};
     for (int p = 0; p < 3; ++p) {
       EXPECT_EQ(allowed.count(dims[p]), 1u) << c.to_string();
-      seen.insert({static_cast<int>(c.la), static_cast<int>(c.lb), static_cast<int>(c.lc),
-                   c.alpha, c.beta, p, dims[p]});
+      seen.insert({static_cast<int>(c.la), static_cast<int>(c.lb), static_cast<int>(c.lc), c.alpha,
+                   c.beta, p, dims[p]});
     }
   }
   for (const tb::LayoutMix& mix : tb::sweep_layouts()) {
@@ -357,11 +363,10 @@ TEST(Writers, Helpers) {
   EXPECT_EQ(tb::fixed(1.23456, 2), "1.23");
   EXPECT_EQ(tb::fixed(std::nan(""), 2), "-");
   EXPECT_EQ(tb::scientific(0.000123, 2), "1.23e-04");
-  EXPECT_TRUE(std::regex_match(tb::utc_timestamp(),
-                               std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+  EXPECT_TRUE(
+      std::regex_match(tb::utc_timestamp(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
   const char* argv[] = {"tilegemm", "bench", "--kernels", "smem_*", "--shape", "it's"};
-  EXPECT_EQ(tb::join_command(6, argv),
-            "tilegemm bench --kernels 'smem_*' --shape 'it'\\''s'");
+  EXPECT_EQ(tb::join_command(6, argv), "tilegemm bench --kernels 'smem_*' --shape 'it'\\''s'");
 }
 
 namespace {
@@ -438,10 +443,10 @@ TEST(Writers, BenchJsonHasDeviceSettingsAndResults) {
   EXPECT_EQ(j["settings"]["seed"], 9);
   ASSERT_EQ(j["results"].size(), 3u);
   for (const nlohmann::json& row : j["results"]) {
-    for (const char* key : {"kernel", "dtype", "m", "n", "k", "layout_a", "layout_b", "layout_c",
-                            "alpha", "beta", "median_ms", "min_ms", "max_ms", "tflops",
-                            "cublas_ms", "cublas_ratio", "rel_error", "tolerance", "status",
-                            "detail"}) {
+    for (const char* key :
+         {"kernel",    "dtype",        "m",         "n",         "k",      "layout_a", "layout_b",
+          "layout_c",  "alpha",        "beta",      "median_ms", "min_ms", "max_ms",   "tflops",
+          "cublas_ms", "cublas_ratio", "rel_error", "tolerance", "status", "detail"}) {
       EXPECT_TRUE(row.contains(key)) << key;
     }
   }

@@ -49,8 +49,8 @@ struct CaseFlags {
 };
 
 void add_shape_flags(CLI::App* app, CaseFlags* f, bool ranges) {
-  const char* size_help = ranges ? "sizes: 256, 256,512, 256:4096:256 or 256:4096:x2"
-                                 : "a single size";
+  const char* size_help =
+      ranges ? "sizes: 256, 256,512, 256:4096:256 or 256:4096:x2" : "a single size";
   app->add_option("--shape", f->shapes,
                   ranges ? "MxNxK, e.g. 4095x4095x4095 (repeatable)" : "MxNxK, e.g. 4095x4095x4095")
       ->allow_extra_args(false);
@@ -90,8 +90,9 @@ std::vector<NamedShape> bench_shapes(const CaseFlags& f) {
     }
     for (int i = 0; i < 3; ++i) {
       if (texts[i]->empty()) {
-        throw tb::InputError(flags[i], "missing: --m, --n and --k go together (or use --size "
-                                       "or --shape)");
+        throw tb::InputError(flags[i],
+                             "missing: --m, --n and --k go together (or use --size "
+                             "or --shape)");
       }
     }
     for (const tb::Shape& s : tb::cartesian(lists[0], lists[1], lists[2])) {
@@ -99,9 +100,11 @@ std::vector<NamedShape> bench_shapes(const CaseFlags& f) {
     }
   }
   if (!f.size.empty()) {
-    for (std::int64_t s : tb::parse_size_list("--size", f.size)) out.push_back({{s, s, s}, "--size"});
+    for (std::int64_t s : tb::parse_size_list("--size", f.size))
+      out.push_back({{s, s, s}, "--size"});
   }
-  for (const std::string& text : f.shapes) out.push_back({tb::parse_shape("--shape", text), "--shape"});
+  for (const std::string& text : f.shapes)
+    out.push_back({tb::parse_shape("--shape", text), "--shape"});
   if (out.empty()) {
     for (std::int64_t s : tb::parse_size_list("default sizes", kDefaultSizes)) {
       out.push_back({{s, s, s}, "default sizes"});
@@ -163,11 +166,12 @@ int run_bench(const CaseFlags& cf, const BenchFlags& bf, const std::string& comm
   for (const NamedShape& s : shapes) {
     const double need = tb::testbed_bytes(tb::bench_case(request, s.shape));
     if (need > static_cast<double>(device->global_mem_bytes)) {
-      throw tb::InputError(s.flag, "'" + s.shape.to_string() + "' needs " +
-                                       tb::fixed(need / 1e9, 1) + " GB of device memory for "
-                                       "its testbed; " + device->name + " has " +
-                                       tb::fixed(static_cast<double>(device->global_mem_bytes) /
-                                                     1e9, 1) + " GB");
+      throw tb::InputError(
+          s.flag, "'" + s.shape.to_string() + "' needs " + tb::fixed(need / 1e9, 1) +
+                      " GB of device memory for "
+                      "its testbed; " +
+                      device->name + " has " +
+                      tb::fixed(static_cast<double>(device->global_mem_bytes) / 1e9, 1) + " GB");
     }
   }
   std::ofstream file;
@@ -183,8 +187,7 @@ int run_bench(const CaseFlags& cf, const BenchFlags& bf, const std::string& comm
   if (file.is_open()) {
     tb::write_bench(file, report, format);
     tb::write_bench(std::cout, report, tb::Format::kTable);
-    std::cerr << "tilegemm bench: wrote " << report.rows.size() << " rows to " << bf.output
-              << "\n";
+    std::cerr << "tilegemm bench: wrote " << report.rows.size() << " rows to " << bf.output << "\n";
   } else {
     tb::write_bench(std::cout, report, format);
   }
@@ -244,15 +247,14 @@ int run_verify(const CaseFlags& cf, const VerifyFlags& vf) {
   const tb::VerifyReport report = tb::run_verify(
       kernels, cases, [](const std::string& line) { std::cerr << line << std::endl; },
       [&](const tb::VerifyFailure& f) {
-        failures_out << "FAILED " << f.kernel << " " << f.spec.to_string() << ": "
-                     << f.check.detail << "\n  replay: " << tb::replay_command(f.kernel, f.spec)
-                     << std::endl;
+        failures_out << "FAILED " << f.kernel << " " << f.spec.to_string() << ": " << f.check.detail
+                     << "\n  replay: " << tb::replay_command(f.kernel, f.spec) << std::endl;
       });
   tb::write_verify(std::cout, report, format);
   if (format == tb::Format::kTable) {
-    std::cout << (report.passed() ? "verify: all passed" : "verify: FAILED") << " ("
-              << cases.size() << " cases x " << kernels.size() << " kernels, "
-              << report.failures.size() << " failures)\n";
+    std::cout << (report.passed() ? "verify: all passed" : "verify: FAILED") << " (" << cases.size()
+              << " cases x " << kernels.size() << " kernels, " << report.failures.size()
+              << " failures)\n";
   }
   return report.passed() ? kExitOk : kExitFailed;
 }
@@ -349,8 +351,9 @@ int main(int argc, char** argv) {
   CLI::App* verify = app.add_subcommand(
       "verify", "correctness sweep (or one case with --shape) against the fp64 reference");
   verify->add_option("--kernels", verify_flags.kernels, "comma-separated name globs, or auto");
-  verify->add_option("--shape", verify_case.shapes,
-                     "run exactly this case, MxNxK (repeatable): the replay path")
+  verify
+      ->add_option("--shape", verify_case.shapes,
+                   "run exactly this case, MxNxK (repeatable): the replay path")
       ->allow_extra_args(false);
   add_scalar_flags(verify, &verify_case);
   verify_flags.fuzz_option =
@@ -365,7 +368,8 @@ int main(int argc, char** argv) {
   analyze_flags.tile_option =
       analyze->add_option("--tile", analyze_flags.tile, "square tile size T");
   analyze->add_option("--kernel", analyze_flags.kernel, "take the tile config of this kernel");
-  analyze->add_option("--device", analyze_flags.device, "a100|h100|h200 (also a100-40gb, h200-measured)");
+  analyze->add_option("--device", analyze_flags.device,
+                      "a100|h100|h200 (also a100-40gb, h200-measured)");
   analyze->add_option("--regs", analyze_flags.regs, "registers per thread to assume");
   analyze->add_option("--format", analyze_flags.format, "table|csv|json|md");
 
