@@ -9,8 +9,8 @@
 // The seed expects ~10-20% of cuBLAS.
 //
 // Measured: pending GPU run (`tilegemm bench --kernels cute_simple --shape 4096x4096x4096`).
-#include "cute_common.cuh"
 #include "../families.hpp"
+#include "cute_common.cuh"
 
 namespace tilegemm::kernels {
 namespace {
@@ -21,18 +21,18 @@ using cute::Layout;    // tilegemm::Layout (row/col) is written out in full belo
 /// @tparam BLOCK_M  rows of C per block (threads along M)
 /// @tparam BLOCK_N  columns of C per block (threads along N; a warp spans 32 consecutive n)
 template <int BLOCK_M, int BLOCK_N>
-__global__ void __launch_bounds__(BLOCK_M * BLOCK_N) cute_simple_kernel(cute_gemm::MnkArgs g) {
+__global__ void __launch_bounds__(BLOCK_M* BLOCK_N) cute_simple_kernel(cute_gemm::MnkArgs g) {
   // Preconditions
   static_assert(BLOCK_M * BLOCK_N <= 1024, "one thread per C element: at most 1024 a block");
   static_assert(BLOCK_N % 32 == 0, "a warp spans consecutive n, so C and B accesses coalesce");
 
   // Full tensors: shapes and strides dynamic (runtime M, N, K and leading dimensions).
-  Tensor mA = make_tensor(make_gmem_ptr(g.a), make_shape(g.m, g.k),
-                          make_stride(g.a_dm, g.a_dk));  // (M,K)
-  Tensor mB = make_tensor(make_gmem_ptr(g.b), make_shape(g.n, g.k),
-                          make_stride(g.b_dn, g.b_dk));  // (N,K)
-  Tensor mC = make_tensor(make_gmem_ptr(g.c), make_shape(g.m, g.n),
-                          make_stride(g.c_dm, g.c_dn));  // (M,N)
+  Tensor mA =
+      make_tensor(make_gmem_ptr(g.a), make_shape(g.m, g.k), make_stride(g.a_dm, g.a_dk));  // (M,K)
+  Tensor mB =
+      make_tensor(make_gmem_ptr(g.b), make_shape(g.n, g.k), make_stride(g.b_dn, g.b_dk));  // (N,K)
+  Tensor mC =
+      make_tensor(make_gmem_ptr(g.c), make_shape(g.m, g.n), make_stride(g.c_dm, g.c_dn));  // (M,N)
   // (m, n) of every element of C: the identity tensor maps a coordinate to itself.
   Tensor idC = make_identity_tensor(shape(mC));  // (M,N) -> (m,n)
 

@@ -14,8 +14,8 @@
 //
 // Measured: pending GPU run
 //   (`tilegemm bench --kernels cute_tiled --shape 4096x4096x4096`, beside cuBLAS).
-#include "cute_common.cuh"
 #include "../families.hpp"
+#include "cute_common.cuh"
 
 namespace tilegemm::kernels {
 namespace {
@@ -62,12 +62,12 @@ __global__ void __launch_bounds__(kThreads, 2) cute_tiled_kernel(MnkArgs g) {
   __shared__ SharedStorage smem;
 
   // Full tensors: dynamic shapes and strides (any layout, any leading dimension).
-  Tensor mA = make_tensor(make_gmem_ptr(g.a), make_shape(g.m, g.k),
-                          make_stride(g.a_dm, g.a_dk));  // (M,K)
-  Tensor mB = make_tensor(make_gmem_ptr(g.b), make_shape(g.n, g.k),
-                          make_stride(g.b_dn, g.b_dk));  // (N,K)
-  Tensor mC = make_tensor(make_gmem_ptr(g.c), make_shape(g.m, g.n),
-                          make_stride(g.c_dm, g.c_dn));  // (M,N)
+  Tensor mA =
+      make_tensor(make_gmem_ptr(g.a), make_shape(g.m, g.k), make_stride(g.a_dm, g.a_dk));  // (M,K)
+  Tensor mB =
+      make_tensor(make_gmem_ptr(g.b), make_shape(g.n, g.k), make_stride(g.b_dn, g.b_dk));  // (N,K)
+  Tensor mC =
+      make_tensor(make_gmem_ptr(g.c), make_shape(g.m, g.n), make_stride(g.c_dm, g.c_dn));  // (M,N)
 
   // This block's tiles: static tile shape, dynamic position; k indexes the K steps.
   auto cta_tiler = Shape<Int<BM>, Int<BN>, Int<BK>>{};
@@ -94,26 +94,26 @@ __global__ void __launch_bounds__(kThreads, 2) cute_tiled_kernel(MnkArgs g) {
   auto copy_a = make_gmem_tiled_copy<GmemOrder::kScalarK, CopyAtom, BM, BK>();
   auto copy_b = make_gmem_tiled_copy<GmemOrder::kScalarMN, CopyAtom, BN, BK>();
   ThrCopy thr_copy_a = copy_a.get_slice(threadIdx.x);
-  Tensor tAgA = thr_copy_a.partition_S(gA);          // (CPY,CPY_M,CPY_K,k)
-  Tensor tAsA = thr_copy_a.partition_D(sA);          // (CPY,CPY_M,CPY_K,2)
-  Tensor tAcA = thr_copy_a.partition_S(cA);          // (CPY,CPY_M,CPY_K) -> (m,k)
+  Tensor tAgA = thr_copy_a.partition_S(gA);            // (CPY,CPY_M,CPY_K,k)
+  Tensor tAsA = thr_copy_a.partition_D(sA);            // (CPY,CPY_M,CPY_K,2)
+  Tensor tAcA = thr_copy_a.partition_S(cA);            // (CPY,CPY_M,CPY_K) -> (m,k)
   Tensor tArA = make_fragment_like(tAsA(_, _, _, 0));  // (CPY,CPY_M,CPY_K) staging registers
   ThrCopy thr_copy_b = copy_b.get_slice(threadIdx.x);
-  Tensor tBgB = thr_copy_b.partition_S(gB);          // (CPY,CPY_N,CPY_K,k)
-  Tensor tBsB = thr_copy_b.partition_D(sB);          // (CPY,CPY_N,CPY_K,2)
-  Tensor tBcB = thr_copy_b.partition_S(cB);          // (CPY,CPY_N,CPY_K) -> (n,k)
+  Tensor tBgB = thr_copy_b.partition_S(gB);            // (CPY,CPY_N,CPY_K,k)
+  Tensor tBsB = thr_copy_b.partition_D(sB);            // (CPY,CPY_N,CPY_K,2)
+  Tensor tBcB = thr_copy_b.partition_S(cB);            // (CPY,CPY_N,CPY_K) -> (n,k)
   Tensor tBrB = make_fragment_like(tBsB(_, _, _, 0));  // (CPY,CPY_N,CPY_K)
 
   // Shared -> registers -> FMA: this thread's 8 x 8 outputs.
   SimtMma mma;
   ThrMMA thr_mma = mma.get_slice(threadIdx.x);
-  Tensor tCsA = thr_mma.partition_A(sA);                   // (MMA,MMA_M,MMA_K,2)
-  Tensor tCsB = thr_mma.partition_B(sB);                   // (MMA,MMA_N,MMA_K,2)
-  Tensor tCgC = thr_mma.partition_C(gC);                   // (MMA,MMA_M,MMA_N)
-  Tensor tCcC = thr_mma.partition_C(cC);                   // (MMA,MMA_M,MMA_N) -> (m,n)
+  Tensor tCsA = thr_mma.partition_A(sA);                    // (MMA,MMA_M,MMA_K,2)
+  Tensor tCsB = thr_mma.partition_B(sB);                    // (MMA,MMA_N,MMA_K,2)
+  Tensor tCgC = thr_mma.partition_C(gC);                    // (MMA,MMA_M,MMA_N)
+  Tensor tCcC = thr_mma.partition_C(cC);                    // (MMA,MMA_M,MMA_N) -> (m,n)
   Tensor tCrA = thr_mma.partition_fragment_A(sA(_, _, 0));  // (MMA,MMA_M,MMA_K)
   Tensor tCrB = thr_mma.partition_fragment_B(sB(_, _, 0));  // (MMA,MMA_N,MMA_K)
-  Tensor tCrC = thr_mma.make_fragment_C(tCgC);             // (MMA,MMA_M,MMA_N) accumulators
+  Tensor tCrC = thr_mma.make_fragment_C(tCgC);              // (MMA,MMA_M,MMA_N) accumulators
   CUTE_STATIC_ASSERT_V(size(tCrC) == Int<kThreadTileM * kThreadTileN>{});  // 8 x 8 per thread
   clear(tCrC);
 
@@ -137,8 +137,8 @@ __global__ void __launch_bounds__(kThreads, 2) cute_tiled_kernel(MnkArgs g) {
     }
     CUTE_UNROLL
     for (int k_block = 0; k_block < BK; ++k_block) {
-      copy(tCsA(_, _, k_block, read), tCrA(_, _, k_block));  // 2 x LDS.128
-      copy(tCsB(_, _, k_block, read), tCrB(_, _, k_block));  // 2 x LDS.128
+      copy(tCsA(_, _, k_block, read), tCrA(_, _, k_block));             // 2 x LDS.128
+      copy(tCsB(_, _, k_block, read), tCrB(_, _, k_block));             // 2 x LDS.128
       cute::gemm(mma, tCrA(_, _, k_block), tCrB(_, _, k_block), tCrC);  // 64 FFMA
     }
     // The other buffer was last read in the previous step, before the barrier that ended it.
@@ -163,7 +163,9 @@ MnkProblem plan(const Problem& p) {
   return (q.a_dm == 1 && q.b_dn != 1) ? mirrored(q) : q;
 }
 
-bool can_implement_tiled(const Problem& p) { return fits_int32(plan(p), kBM, kBN, kBK); }
+bool can_implement_tiled(const Problem& p) {
+  return fits_int32(plan(p), kBM, kBN, kBK);
+}
 
 cudaError_t launch_tiled(const Problem& p, cudaStream_t stream) {
   const MnkProblem q = plan(p);
@@ -187,11 +189,11 @@ void register_cute_tiled(Registry& r) {
   k.tile.tn = kThreadTileN;
   k.tile.threads = kThreads;
   k.tile.stages = 2;
-  k.tile.smem_bytes = static_cast<int>(
-      sizeof(float) * (cosize_v<PaddedSmemLayout<kBM, kBK, 2>> +
-                       cosize_v<PaddedSmemLayout<kBN, kBK, 2>>));
-  k.summary = "CuTe 128x128x8 shared tiles (padded, double-buffered through registers), "
-              "TiledMMA of FMA atoms, 8x8 per thread (the seed's gemm_tiled)";
+  k.tile.smem_bytes = static_cast<int>(sizeof(float) * (cosize_v<PaddedSmemLayout<kBM, kBK, 2>> +
+                                                        cosize_v<PaddedSmemLayout<kBN, kBK, 2>>));
+  k.summary =
+      "CuTe 128x128x8 shared tiles (padded, double-buffered through registers), "
+      "TiledMMA of FMA atoms, 8x8 per thread (the seed's gemm_tiled)";
   k.can_implement = can_implement_tiled;
   k.launch = launch_tiled;
   k.device_function = reinterpret_cast<const void*>(&cute_tiled_kernel<kBM, kBN, kBK>);

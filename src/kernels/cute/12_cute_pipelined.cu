@@ -18,8 +18,8 @@
 //
 // Measured: pending GPU run
 //   (`tilegemm bench --kernels cute_pipelined --shape 4096x4096x4096`, beside cuBLAS).
-#include "cute_common.cuh"
 #include "../families.hpp"
+#include "cute_common.cuh"
 
 namespace tilegemm::kernels {
 namespace {
@@ -94,8 +94,8 @@ __global__ void __launch_bounds__(kThreads, 2) cute_pipelined_kernel(MnkArgs g) 
                           operand_stride<ORDER_A>(g.a_dm, g.a_dk));  // (M,K)
   Tensor mB = make_tensor(make_gmem_ptr(g.b), make_shape(g.n, g.k),
                           operand_stride<ORDER_B>(g.b_dn, g.b_dk));  // (N,K)
-  Tensor mC = make_tensor(make_gmem_ptr(g.c), make_shape(g.m, g.n),
-                          make_stride(g.c_dm, g.c_dn));  // (M,N)
+  Tensor mC =
+      make_tensor(make_gmem_ptr(g.c), make_shape(g.m, g.n), make_stride(g.c_dm, g.c_dn));  // (M,N)
 
   // This block's tiles: static tile shape, dynamic position; k indexes the K steps.
   auto cta_tiler = Shape<Int<BM>, Int<BN>, Int<BK>>{};
@@ -130,13 +130,13 @@ __global__ void __launch_bounds__(kThreads, 2) cute_pipelined_kernel(MnkArgs g) 
   // Shared -> registers -> FMA: this thread's 8 x 8 outputs.
   SimtMma mma;
   ThrMMA thr_mma = mma.get_slice(threadIdx.x);
-  Tensor tCsA = thr_mma.partition_A(sA);                   // (MMA,MMA_M,MMA_K,STAGES)
-  Tensor tCsB = thr_mma.partition_B(sB);                   // (MMA,MMA_N,MMA_K,STAGES)
-  Tensor tCgC = thr_mma.partition_C(gC);                   // (MMA,MMA_M,MMA_N)
-  Tensor tCcC = thr_mma.partition_C(cC);                   // (MMA,MMA_M,MMA_N) -> (m,n)
+  Tensor tCsA = thr_mma.partition_A(sA);                    // (MMA,MMA_M,MMA_K,STAGES)
+  Tensor tCsB = thr_mma.partition_B(sB);                    // (MMA,MMA_N,MMA_K,STAGES)
+  Tensor tCgC = thr_mma.partition_C(gC);                    // (MMA,MMA_M,MMA_N)
+  Tensor tCcC = thr_mma.partition_C(cC);                    // (MMA,MMA_M,MMA_N) -> (m,n)
   Tensor tCrA = thr_mma.partition_fragment_A(sA(_, _, 0));  // (MMA,MMA_M,MMA_K)
   Tensor tCrB = thr_mma.partition_fragment_B(sB(_, _, 0));  // (MMA,MMA_N,MMA_K)
-  Tensor tCrC = thr_mma.make_fragment_C(tCgC);             // (MMA,MMA_M,MMA_N) accumulators
+  Tensor tCrC = thr_mma.make_fragment_C(tCgC);              // (MMA,MMA_M,MMA_N) accumulators
   CUTE_STATIC_ASSERT_V(size(tCrC) == Int<kThreadTileM * kThreadTileN>{});  // 8 x 8 per thread
   clear(tCrC);
 
@@ -147,10 +147,10 @@ __global__ void __launch_bounds__(kThreads, 2) cute_pipelined_kernel(MnkArgs g) 
   for (int stage = 0; stage < STAGES - 1; ++stage) {
     if (stage < k_tiles) {
       const int k_residue = g.k - stage * BK;
-      load_tile_async<BM, BK>(copy_a, tAgA(_, _, _, stage), tAsA(_, _, _, stage), tAcA,
-                              m_residue, k_residue, g.a);
-      load_tile_async<BN, BK>(copy_b, tBgB(_, _, _, stage), tBsB(_, _, _, stage), tBcB,
-                              n_residue, k_residue, g.b);
+      load_tile_async<BM, BK>(copy_a, tAgA(_, _, _, stage), tAsA(_, _, _, stage), tAcA, m_residue,
+                              k_residue, g.a);
+      load_tile_async<BN, BK>(copy_b, tBgB(_, _, _, stage), tBsB(_, _, _, stage), tBcB, n_residue,
+                              k_residue, g.b);
     }
     cp_async_fence();
   }
@@ -249,7 +249,9 @@ Plan plan(const Problem& p) {
   return {q, instance<GmemOrder::kScalarK, GmemOrder::kScalarMN>()};
 }
 
-bool can_implement_pipelined(const Problem& p) { return fits_int32(plan(p).q, kBM, kBN, kBK); }
+bool can_implement_pipelined(const Problem& p) {
+  return fits_int32(plan(p).q, kBM, kBN, kBK);
+}
 
 cudaError_t launch_pipelined(const Problem& p, cudaStream_t stream) {
   const Plan pl = plan(p);
@@ -273,16 +275,17 @@ void register_cute_pipelined(Registry& r) {
   k.tile.tn = kThreadTileN;
   k.tile.threads = kThreads;
   k.tile.stages = kStages;
-  k.tile.smem_bytes = static_cast<int>(
-      sizeof(float) * (cosize_v<PaddedSmemLayout<kBM, kBK, kStages>> +
-                       cosize_v<PaddedSmemLayout<kBN, kBK, kStages>>));
-  k.summary = "CuTe 128x128x8, 3-stage cp.async pipeline (16-byte when aligned, zero-fill at "
-              "edges), register double-buffered fragments, 8x8 per thread";
+  k.tile.smem_bytes =
+      static_cast<int>(sizeof(float) * (cosize_v<PaddedSmemLayout<kBM, kBK, kStages>> +
+                                        cosize_v<PaddedSmemLayout<kBN, kBK, kStages>>));
+  k.summary =
+      "CuTe 128x128x8, 3-stage cp.async pipeline (16-byte when aligned, zero-fill at "
+      "edges), register double-buffered fragments, 8x8 per thread";
   k.can_implement = can_implement_pipelined;
   k.launch = launch_pipelined;
   // The instance row-major A and B take when aligned (the default layouts).
-  k.device_function = reinterpret_cast<const void*>(
-      instance<GmemOrder::kScalarK, GmemOrder::kVectorMN>());
+  k.device_function =
+      reinterpret_cast<const void*>(instance<GmemOrder::kScalarK, GmemOrder::kVectorMN>());
   r.push_back(std::move(k));
 }
 

@@ -41,20 +41,24 @@ inline MnkProblem to_mnk(const Problem& p) {
   const Strides sa = strides_of(p.a.layout, p.a.ld);  // (row, col) of the m x k matrix A
   const Strides sb = strides_of(p.b.layout, p.b.ld);  // (row, col) of the k x n matrix B
   const Strides sc = strides_of(p.c.layout, p.c.ld);
+  // clang-format off
   return MnkProblem{p.m, p.n, p.k, p.alpha, p.beta,
                     static_cast<const float*>(p.a.data), sa.row, sa.col,
                     static_cast<const float*>(p.b.data), sb.col, sb.row,
                     static_cast<float*>(p.c.data), sc.row, sc.col};
+  // clang-format on
 }
 
 // C^T = B^T * A^T: the same sums written to the same addresses, with M and N, A and B, and
 // C's two strides exchanged. A kernel instantiated for (A order, B order) thereby also serves
 // (B order, A order).
 inline MnkProblem mirrored(const MnkProblem& q) {
+  // clang-format off
   return MnkProblem{q.n, q.m, q.k, q.alpha, q.beta,
                     q.b, q.b_dn, q.b_dk,
                     q.a, q.a_dm, q.a_dk,
                     q.c, q.c_dn, q.c_dm};
+  // clang-format on
 }
 
 // The same, narrowed to the 32-bit integers the kernels index with. Only built from a problem
@@ -72,13 +76,17 @@ struct MnkArgs {
 
 inline MnkArgs to_args(const MnkProblem& q) {
   auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
+  // clang-format off
   return MnkArgs{i32(q.m), i32(q.n), i32(q.k), q.alpha, q.beta,
                  q.a, i32(q.a_dm), i32(q.a_dk),
                  q.b, i32(q.b_dn), i32(q.b_dk),
                  q.c, i32(q.c_dm), i32(q.c_dn)};
+  // clang-format on
 }
 
-inline std::int64_t round_up(std::int64_t v, std::int64_t tile) { return ceil_div(v, tile) * tile; }
+inline std::int64_t round_up(std::int64_t v, std::int64_t tile) {
+  return ceil_div(v, tile) * tile;
+}
 
 // Largest element offset a kernel with (bm, bn, bk) tiles computes, plus one, for a rows x cols
 // operand: the kernels form addresses for whole tiles (out-of-range ones are predicated off and
@@ -128,17 +136,17 @@ constexpr int kThreads = 256;  // 8 warps
 // reads of a k column touch 4 distinct 16-byte A vectors and 8 distinct B vectors (64 and 128
 // contiguous bytes: one wavefront each, the rest broadcast).
 //   thread index = a + 32 b + 4 c + 128 d,  t_m = a + 4 b (0..15),  t_n = c + 8 d (0..15)
-using MmaThreadLayout = Layout<Shape<Shape<_4, _4>, Shape<_8, _2>, _1>,
-                               Stride<Stride<_1, _32>, Stride<_4, _128>, _0>>;
+using MmaThreadLayout =
+    Layout<Shape<Shape<_4, _4>, Shape<_8, _2>, _1>, Stride<Stride<_1, _32>, Stride<_4, _128>, _0>>;
 // Values: the permutation sends the TiledMMA's logical index t + 16 j + 64 i (t = thread,
 // j < 4, i < 2) to row 4 t + j + 64 i, so each thread owns rows {4t..4t+3, 64+4t..64+4t+3}
 // (and the same columns of N): two runs of 4 contiguous floats per k, i.e. two LDS.128 per
 // operand per k step instead of eight LDS.32. Eight threads of a warp then read 128
 // contiguous bytes of B: no bank conflict.
 using MmaValuePermutation = Layout<Shape<_16, _4, _2>, Stride<_4, _1, _64>>;  // 128 -> 128
-using SimtMma = decltype(make_tiled_mma(UniversalFMA<float, float, float, float>{},
-                                        MmaThreadLayout{},
-                                        Tile<MmaValuePermutation, MmaValuePermutation, _1>{}));
+using SimtMma =
+    decltype(make_tiled_mma(UniversalFMA<float, float, float, float>{}, MmaThreadLayout{},
+                            Tile<MmaValuePermutation, MmaValuePermutation, _1>{}));
 constexpr int kMmaTileM = 128;  // rows of C the TiledMMA covers: 16 threads x 8 values
 constexpr int kMmaTileN = 128;
 constexpr int kWarpTileM = 32;  // rows of C one warp owns: 4 threads x 8 values
@@ -178,19 +186,17 @@ constexpr auto make_gmem_tiled_copy() {
   } else if constexpr (Order == GmemOrder::kScalarMN) {
     static_assert(BX % 32 == 0 && BK % (kThreads / 32) == 0,
                   "M/N-contiguous copy: a warp covers 32 rows of one k column");
-    return make_tiled_copy(CopyAtom{},
-                           Layout<Shape<_32, Int<kThreads / 32>>, Stride<_1, _32>>{},
+    return make_tiled_copy(CopyAtom{}, Layout<Shape<_32, Int<kThreads / 32>>, Stride<_1, _32>>{},
                            Layout<Shape<_1, _1>>{});
   } else {
     constexpr int kVectorsPerColumn = BX / 4;
     static_assert(BX % 4 == 0 && kThreads % kVectorsPerColumn == 0 &&
                       BK % (kThreads / kVectorsPerColumn) == 0,
                   "16-byte copy: whole k columns of 4-float vectors per pass");
-    return make_tiled_copy(
-        CopyAtom{},
-        Layout<Shape<Int<kVectorsPerColumn>, Int<kThreads / kVectorsPerColumn>>,
-               Stride<_1, Int<kVectorsPerColumn>>>{},
-        Layout<Shape<_4, _1>>{});
+    return make_tiled_copy(CopyAtom{},
+                           Layout<Shape<Int<kVectorsPerColumn>, Int<kThreads / kVectorsPerColumn>>,
+                                  Stride<_1, Int<kVectorsPerColumn>>>{},
+                           Layout<Shape<_4, _1>>{});
   }
 }
 
@@ -211,9 +217,8 @@ CUTE_HOST_DEVICE auto operand_stride(int d_mn, int d_k) {
 // matrix measured from the tile's corner. beta == 0 never reads C (epilogue_store).
 template <class Accumulators, class TensorC, class Coords, class Residue>
 __device__ __forceinline__ void store_accumulators(const Accumulators& acc, TensorC&& tCgC,
-                                                   const Coords& tCcC,
-                                                   const Residue& residue_mn, float alpha,
-                                                   float beta) {
+                                                   const Coords& tCcC, const Residue& residue_mn,
+                                                   float alpha, float beta) {
   CUTE_UNROLL
   for (int i = 0; i < size(acc); ++i) {
     if (elem_less(tCcC(i), residue_mn)) {
