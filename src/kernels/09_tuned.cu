@@ -165,8 +165,13 @@ cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split,
   s.ws_split_stride = p.m * p.n;
   const std::size_t bytes =
       static_cast<std::size_t>(s.splits) * static_cast<std::size_t>(p.m * p.n) * sizeof(float);
-  if (cudaError_t err = workspace_cache().get(bytes, stream, &s.workspace); err != cudaSuccess) {
-    return err;
+  if (workspace_cache().get(bytes, stream, &s.workspace) != cudaSuccess) {
+    // No workspace (out of memory): the unsplit launch is slower, never wrong. Clear the
+    // allocation error so that the launch's own error check does not report it.
+    static_cast<void>(cudaGetLastError());
+    Schedule unsplit = cp_async::plain_schedule<C>(p);
+    unsplit.raster_group = s.raster_group;
+    return cp_async::launch<C>(p, unsplit, stream);
   }
   if (cudaError_t err = cp_async::launch<C>(p, s, stream); err != cudaSuccess) return err;
   const std::int64_t total = p.m * p.n;
