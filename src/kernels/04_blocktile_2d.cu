@@ -9,7 +9,8 @@
 // Known costs the next rungs remove: scalar 4-byte global loads (rung 5), A read along a
 // column of As (TM scalar loads per k, rung 5), bank conflicts on Bs (rung 6).
 //
-// measured: pending GPU run (`tilegemm bench --kernel blocktile_128x128x8_8x8 --shape 4096x4096x4096`).
+// measured: pending GPU run; docs/perf-notes.md holds the prediction and, later, the numbers.
+// Command: tilegemm bench --kernels 'blocktile_*' --shape 4096x4096x4096 --shape 1024x1024x1024
 #include <string>
 
 #include "common.cuh"
@@ -46,7 +47,7 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN)) blocktile_2d_kernel(Gem
   const float* a_tile = g.a + m0 * g.a_rs;  // 64-bit offsets: int * int64
   const float* b_tile = g.b + n0 * g.b_cs;
 
-  float acc[TM][TN] = {};  // (TM, TN): C(m0 + ty*TM + i, n0 + tx*TN + j)
+  float acc[TM][TN] = {};                  // (TM, TN): C(m0 + ty*TM + i, n0 + tx*TN + j)
   const int k_tiles = (g.k - 1) / BK + 1;  // k >= 1; written so that it cannot overflow
   for (int t = 0; t < k_tiles; ++t) {
     const int k0 = t * BK;

@@ -7,7 +7,8 @@
 // at every read. The layouts become template parameters: the k-contiguous operands (A row-major,
 // B col-major) are transposed on the way to shared memory, the others are stored as they come.
 //
-// Left in on purpose (rung 6 removes them; ncu metric l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum):
+// Left in on purpose (rung 6 removes them; ncu metric
+// l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum):
 //  - the transposing stores: a warp stores column x of As for 16 consecutive x and 2 groups of
 //    4 k. Rows of As are 128 floats long, a multiple of the 32 banks, so As[k][x] and As[k+4][x]
 //    share a bank: every store instruction of the warp is a 2-way conflict.
@@ -15,7 +16,8 @@
 //    vectors 32 bytes apart, which land on 4 bank groups 4 deep: 4 wavefronts where the 256
 //    bytes need 2. (The second half-warp reads the same addresses: a broadcast, no cost.)
 //
-// measured: pending GPU run.
+// measured: pending GPU run; docs/perf-notes.md holds the prediction and, later, the numbers.
+// Command: tilegemm bench --kernels 'vectorized_*' --shape 4096x4096x4096 --shape 1024x1024x1024
 #include <string>
 
 #include "common.cuh"
@@ -31,7 +33,7 @@ using ladder::StagedCopy;
 constexpr int kBM = 128;  // block tile: seed 002's configuration, as rung 4
 constexpr int kBN = 128;
 constexpr int kBK = 8;
-constexpr int kTM = 8;    // thread tile, one contiguous 8 x 8 block of C
+constexpr int kTM = 8;  // thread tile, one contiguous 8 x 8 block of C
 constexpr int kTN = 8;
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);
 
@@ -116,8 +118,9 @@ void register_vectorized(Registry& r) {
   k.tile.tn = kTN;
   k.tile.threads = kThreads;
   k.tile.smem_bytes = (kBM + kBN) * kBK * static_cast<int>(sizeof(float));
-  k.summary = "rung 4 with 16-byte global loads and k-major shared tiles read as LDS.128; "
-              "layouts as template parameters; needs 16-byte-aligned operands";
+  k.summary =
+      "rung 4 with 16-byte global loads and k-major shared tiles read as LDS.128; "
+      "layouts as template parameters; needs 16-byte-aligned operands";
   // 16-byte loads of A and B need their base and leading dimension aligned (C is stored by
   // element, any alignment).
   k.can_implement = [](const Problem& p) {

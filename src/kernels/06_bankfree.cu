@@ -13,7 +13,8 @@
 // tests/cpu/ladder_maps_test.cpp counts the wavefronts of both rungs' accesses on the CPU; the
 // lead measures l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum on the GPU.
 //
-// measured: pending GPU run.
+// measured: pending GPU run; docs/perf-notes.md holds the prediction and, later, the numbers.
+// Command: tilegemm bench --kernels 'bankfree_*' --shape 4096x4096x4096 --shape 1024x1024x1024
 #include <string>
 
 #include "common.cuh"
@@ -29,10 +30,10 @@ using ladder::StagedCopy;
 constexpr int kBM = 128;  // block tile: seed 002's configuration, as rung 4
 constexpr int kBN = 128;
 constexpr int kBK = 8;
-constexpr int kTM = 8;    // thread tile: 2 x 2 sub-tiles of 4 x 4, kBM/2 and kBN/2 apart
+constexpr int kTM = 8;  // thread tile: 2 x 2 sub-tiles of 4 x 4, kBM/2 and kBN/2 apart
 constexpr int kTN = 8;
-constexpr int kSub = 4;   // sub-tile edge: one 16-byte vector of A or B per sub-tile and k
-constexpr int kPad = 4;   // floats added to each k-row of the shared tiles
+constexpr int kSub = 4;  // sub-tile edge: one 16-byte vector of A or B per sub-tile and k
+constexpr int kPad = 4;  // floats added to each k-row of the shared tiles
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);
 
 /// @tparam A_K  A is k-contiguous (row-major); otherwise m-contiguous (col-major)
@@ -128,8 +129,9 @@ void register_bankfree(Registry& r) {
   k.tile.tn = kTN;
   k.tile.threads = kThreads;
   k.tile.smem_bytes = (kBM + kBN + 2 * kPad) * kBK * static_cast<int>(sizeof(float));
-  k.summary = "rung 5 without shared-memory bank conflicts: rows padded by 4 floats, thread tiles "
-              "as 4x4 strips; needs 16-byte-aligned operands";
+  k.summary =
+      "rung 5 without shared-memory bank conflicts: rows padded by 4 floats, thread tiles "
+      "as 4x4 strips; needs 16-byte-aligned operands";
   // 16-byte loads of A and B need their base and leading dimension aligned (C is stored by
   // element, any alignment).
   k.can_implement = [](const Problem& p) {

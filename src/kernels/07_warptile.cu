@@ -9,7 +9,8 @@
 // Per k and warp, 64 x 32 warp tiles: 2 + 2 LDS.128 of 1 wavefront each (rung 6: 2 x 1 + 2 x 2).
 // Everything else is rung 6: 16-byte loads staged through registers, padded k-major tiles.
 //
-// measured: pending GPU run.
+// measured: pending GPU run; docs/perf-notes.md holds the prediction and, later, the numbers.
+// Command: tilegemm bench --kernels 'warptile_*' --shape 4096x4096x4096 --shape 1024x1024x1024
 #include <string>
 
 #include "common.cuh"
@@ -40,14 +41,17 @@ __global__ void __launch_bounds__(WarpTileMap<BM, BN, WM, WN, TM, TN>::kThreads,
   constexpr int kThreads = Map::kThreads;
   using ACopy = StagedCopy<BM, BK, kThreads, A_K, BM + kPad>;
   using BCopy = StagedCopy<BN, BK, kThreads, B_K, BN + kPad>;
-  static_assert(Map::valid(), "warp tiles must tile the block tile, 32 lanes of 4x4 sub-tiles each");
+  static_assert(Map::valid(),
+                "warp tiles must tile the block tile, 32 lanes of 4x4 sub-tiles each");
   static_assert(TM * TN <= 64, "64 accumulators + fragments fit the 128 registers of 2 blocks/SM");
   static_assert(BM % 32 == 0 && BN % 32 == 0 && BK == 8,
                 "padding by 4 separates the transposing stores of k and k+4 only when rows are a "
                 "multiple of 32 floats and a warp stores two groups of 4 k (BK == 8)");
 
-  __shared__ __align__(16) float As[BK][BM + kPad];  // (BK, BM + pad): As[kk][r] = A(m0 + r, k0 + kk)
-  __shared__ __align__(16) float Bs[BK][BN + kPad];  // (BK, BN + pad): Bs[kk][c] = B(k0 + kk, n0 + c)
+  __shared__ __align__(
+      16) float As[BK][BM + kPad];  // (BK, BM + pad): As[kk][r] = A(m0 + r, k0 + kk)
+  __shared__ __align__(
+      16) float Bs[BK][BN + kPad];  // (BK, BN + pad): Bs[kk][c] = B(k0 + kk, n0 + c)
 
   const int tid = static_cast<int>(threadIdx.x);
   const int m0 = static_cast<int>(blockIdx.y) * BM;
@@ -128,7 +132,8 @@ void add_instance(Registry& r) {
   k.tile.tn = TN;
   k.tile.threads = WarpTileMap<BM, BN, WM, WN, TM, TN>::kThreads;
   k.tile.smem_bytes = (BM + BN + 2 * kPad) * BK * static_cast<int>(sizeof(float));
-  k.summary = "warp tiling, block/warp/thread tiles " + config + ", 4x4 sub-tiles, "
+  k.summary = "warp tiling, block/warp/thread tiles " + config +
+              ", 4x4 sub-tiles, "
               "padded k-major tiles; needs 16-byte-aligned operands";
   k.can_implement = [](const Problem& p) {
     return tile_grid_fits(p, BM, BN) && ladder::vec4_aligned(p.a) && ladder::vec4_aligned(p.b);

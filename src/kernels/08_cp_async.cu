@@ -16,7 +16,8 @@
 // Dynamic shared memory: STAGES x BK x (BM + BN + 8) floats (e.g. 3 x 16 x 264 x 4 = 50688 bytes
 // for 128x128x16, opted in above 48 KiB); 2 blocks per SM for 8x8 thread tiles.
 //
-// measured: pending GPU run.
+// measured: pending GPU run; docs/perf-notes.md holds the prediction and, later, the numbers.
+// Command: tilegemm bench --kernels 'cp_async_*' --shape 4096x4096x4096 --shape 1024x1024x1024
 #include "08_cp_async.cuh"
 #include "families.hpp"
 
@@ -25,8 +26,8 @@ namespace tilegemm::kernels {
 namespace cp_async {
 // Instantiated here, also launched by rung 9 (09_tuned.cu declares them extern).
 template cudaError_t launch<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>(const Problem&,
-                                                                      const Schedule&,
-                                                                      cudaStream_t);
+                                                                        const Schedule&,
+                                                                        cudaStream_t);
 template const void* device_function<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>();
 }  // namespace cp_async
 
@@ -44,8 +45,10 @@ void add_instance(Registry& r, const char* why) {
   k.family = "cp_async";
   k.rung = 8;
   k.tile = C::tile_config();
-  k.summary = std::string("cp.async pipeline ") + C::tag() + ", register double-buffered "
-              "fragments; " + why;
+  k.summary = std::string("cp.async pipeline ") + C::tag() +
+              ", register double-buffered "
+              "fragments; " +
+              why;
   k.can_implement = cp_async::can_implement<C>;
   k.launch = launch_plain<C>;
   k.device_function = cp_async::device_function<C>();
@@ -60,8 +63,7 @@ void register_cp_async(Registry& r) {
       r, "the seed's block tile, 3 stages, 2 blocks/SM");
   add_instance<Config<128, 128, 16, 64, 32, 8, 8, 3, true>>(
       r, "half the barriers per FLOP, 50 KB of shared memory per block");
-  add_instance<Config<128, 128, 8, 32, 64, 8, 8, 4, true>>(
-      r, "4 x 2 warps of 32x64, 4 stages");
+  add_instance<Config<128, 128, 8, 32, 64, 8, 8, 4, true>>(r, "4 x 2 warps of 32x64, 4 stages");
   add_instance<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>(
       r, "8x16 thread tiles: fewer shared reads per FMA, 1 block/SM");
 }

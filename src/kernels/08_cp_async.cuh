@@ -18,7 +18,7 @@ using ladder::CopyPlan;
 
 // Where a launch's blocks go and where their results go.
 struct Schedule {
-  int tiles_m = 1;          // block tiles along M and N: the grid is tiles_m * tiles_n blocks in x
+  int tiles_m = 1;  // block tiles along M and N: the grid is tiles_m * tiles_n blocks in x
   int tiles_n = 1;
   int raster_group = 1;     // tile-rows walked before moving one tile-column right (1..tiles_m)
   int tiles_per_split = 1;  // K tiles of one split; blockIdx.z is the split. No split is empty.
@@ -49,8 +49,8 @@ struct Config {
   static constexpr bool X_VEC = X_VEC_;
   using Map = ladder::WarpTileMap<BM, BN, WM, WN, TM, TN>;
   static constexpr int kThreads = Map::kThreads;
-  static constexpr int kPad = 4;              // floats added to each k-row (rung 6)
-  static constexpr int kLdA = BM + kPad;      // floats per k-row of the shared A tile
+  static constexpr int kPad = 4;          // floats added to each k-row (rung 6)
+  static constexpr int kLdA = BM + kPad;  // floats per k-row of the shared A tile
   static constexpr int kLdB = BN + kPad;
   static constexpr int kStageFloats = BK * (kLdA + kLdB);
   static constexpr int kSmemBytes = STAGES * kStageFloats * static_cast<int>(sizeof(float));
@@ -95,10 +95,10 @@ struct AsyncCopy {
   static_assert(Plan::valid(), "the copy plan must split the tile evenly among the threads");
   static_assert(Plan::kSlowPasses <= 32, "x predicates live in one 32-bit mask");
 
-  const float* src;   // the thread's first element (x0, k0) of the next tile to load
-  unsigned x_mask;    // bit i: the x of slow pass i is inside the matrix
-  int x_bytes;        // kXVec4: bytes of the thread's 16-byte vector inside the matrix (0..16)
-  int smem_off;       // the thread's first element in a stage: k0 * LD + x0
+  const float* src;  // the thread's first element (x0, k0) of the next tile to load
+  unsigned x_mask;   // bit i: the x of slow pass i is inside the matrix
+  int x_bytes;       // kXVec4: bytes of the thread's 16-byte vector inside the matrix (0..16)
+  int smem_off;      // the thread's first element in a stage: k0 * LD + x0
 
   // origin: element (x, k) = (0, 0) of the tile at the split's first K step; x_left: elements
   // from the tile's first x to the matrix edge.
@@ -139,7 +139,9 @@ struct AsyncCopy {
     }
   }
 
-  __device__ __forceinline__ void advance(std::int64_t step) { src += step; }
+  __device__ __forceinline__ void advance(std::int64_t step) {
+    src += step;
+  }
 };
 
 // C (or a split's slice of the workspace) for one thread tile.
@@ -180,18 +182,20 @@ __device__ __forceinline__ void epilogue(const GemmArgs& g, const Schedule& s, i
 /// @tparam A_K  A is k-contiguous (row-major); otherwise m-contiguous (col-major)
 /// @tparam B_K  B is k-contiguous (col-major); otherwise n-contiguous (row-major)
 template <class C, bool A_K, bool B_K>
-__global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) cp_async_kernel(GemmArgs g,
-                                                                             Schedule s) {
+__global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
+    cp_async_kernel(GemmArgs g, Schedule s) {
   using Map = typename C::Map;
   using APlan = CopyPlan<C::BM, C::BK, C::kThreads, C::a_kind(A_K)>;
   using BPlan = CopyPlan<C::BN, C::BK, C::kThreads, C::b_kind(B_K)>;
   constexpr int BK = C::BK;
   constexpr int STAGES = C::STAGES;
-  static_assert(Map::valid(), "warp tiles must tile the block tile, 32 lanes of 4x4 sub-tiles each");
+  static_assert(Map::valid(),
+                "warp tiles must tile the block tile, 32 lanes of 4x4 sub-tiles each");
   static_assert(APlan::valid() && BPlan::valid(), "each stage must split evenly among the threads");
   static_assert(STAGES >= 2 && STAGES <= 4, "2..4 stages: one computing, the rest loading");
   static_assert(BK % 4 == 0 && BK >= 4, "k-contiguous copies take whole 4-k groups");
-  static_assert(C::kPad % 4 == 0, "padded rows must stay 16-byte aligned for LDS.128 and cp.async 16");
+  static_assert(C::kPad % 4 == 0,
+                "padded rows must stay 16-byte aligned for LDS.128 and cp.async 16");
   static_assert(C::TM * C::TN <= 128, "the accumulators must stay in registers");
 
   // STAGES x [ As (BK, BM + pad) | Bs (BK, BN + pad) ], k-major: As[kk][r] = A(m0 + r, k0 + kk).
@@ -215,7 +219,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) cp_async_kernel(Ge
 
   const std::int64_t lda = A_K ? g.a_rs : g.a_cs;  // stride of A's non-contiguous dimension
   const std::int64_t ldb = B_K ? g.b_cs : g.b_rs;
-  const std::int64_t a_step = BK * g.a_cs;          // one K step of A, in elements
+  const std::int64_t a_step = BK * g.a_cs;  // one K step of A, in elements
   const std::int64_t b_step = BK * g.b_rs;
   AsyncCopy<APlan, C::kLdA, A_K> a_copy;
   AsyncCopy<BPlan, C::kLdB, B_K> b_copy;
@@ -244,8 +248,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) cp_async_kernel(Ge
 
   const int row = Map::row(tid, 0);  // first row of the thread's first sub-tile (block-relative)
   const int col = Map::col(tid, 0);
-  float a_frag[2][C::TM];  // (2, TM): this k's and the next k's A values of the thread's rows
-  float b_frag[2][C::TN];  // (2, TN): the same for B's columns
+  float a_frag[2][C::TM];        // (2, TM): this k's and the next k's A values of the thread's rows
+  float b_frag[2][C::TN];        // (2, TN): the same for B's columns
   float acc[C::TM][C::TN] = {};  // acc[i][j] = C(m0 + row + (i/4)*kSubStepM + i%4, n0 + col + ...)
 
   int read_stage = 0;
@@ -327,8 +331,8 @@ cudaError_t launch(const Problem& p, const Schedule& s, cudaStream_t stream) {
   return ladder::dispatch_layouts(p, [&](auto a_k, auto b_k) {
     auto* kernel = &cp_async_kernel<C, decltype(a_k)::value, decltype(b_k)::value>;
     static std::atomic<std::uint64_t> opted_in{0};  // one per kernel instantiation
-    if (cudaError_t err = ladder::opt_in_smem(reinterpret_cast<const void*>(kernel),
-                                              C::kSmemBytes, opted_in);
+    if (cudaError_t err =
+            ladder::opt_in_smem(reinterpret_cast<const void*>(kernel), C::kSmemBytes, opted_in);
         err != cudaSuccess) {
       return err;
     }

@@ -23,7 +23,8 @@
 // stream-ordered cudaFreeAsync/cudaMallocAsync (a kernel still using the old buffer on that
 // stream finishes first), freed at exit.
 //
-// measured: pending GPU run.
+// measured: pending GPU run; docs/perf-notes.md holds the prediction and, later, the numbers.
+// Command: tilegemm bench --kernels 'tuned_*' --shape 4096x4096x4096 --shape 1024x1024x1024
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -38,8 +39,8 @@ namespace tilegemm::kernels {
 namespace cp_async {
 // Instantiated in 08_cp_async.cu.
 extern template cudaError_t launch<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>(const Problem&,
-                                                                             const Schedule&,
-                                                                             cudaStream_t);
+                                                                               const Schedule&,
+                                                                               cudaStream_t);
 extern template const void* device_function<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>();
 }  // namespace cp_async
 
@@ -105,10 +106,9 @@ WorkspaceCache& workspace_cache() {
 
 // C = alpha * (sum of the split slices) + beta * C, one thread per element, walking C's
 // contiguous dimension (the slices are laid out like C, so both sides are coalesced).
-__global__ void __launch_bounds__(256) splitk_reduce_kernel(GemmArgs g, const float* workspace,
-                                                            int splits,
-                                                            std::int64_t split_stride,
-                                                            bool c_row_major) {
+__global__ void __launch_bounds__(256)
+    splitk_reduce_kernel(GemmArgs g, const float* workspace, int splits, std::int64_t split_stride,
+                         bool c_row_major) {
   const std::int64_t idx = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t total = static_cast<std::int64_t>(g.m) * g.n;
   if (idx >= total) return;
@@ -148,8 +148,7 @@ int choose_splits(const Problem& p, int tiles_mn, int k_tiles) {
 enum class Split { kNever, kWhenFewTiles };
 
 template <class C>
-cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split,
-                             cudaStream_t stream) {
+cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split, cudaStream_t stream) {
   Schedule s = cp_async::plain_schedule<C>(p);
   s.raster_group = std::max(1, std::min(raster_group, s.tiles_m));
   const int k_tiles = s.tiles_per_split;
@@ -181,7 +180,9 @@ cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split,
 }
 
 // C^T = B^T A^T: the same product with the roles of the operands swapped, as views.
-Layout flipped(Layout l) { return l == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor; }
+Layout flipped(Layout l) {
+  return l == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor;
+}
 Problem transposed(const Problem& p) {
   Problem t = p;
   t.m = p.n;
@@ -192,7 +193,9 @@ Problem transposed(const Problem& p) {
   return t;
 }
 // The skinny tile is short along M: run the problem so that its short side is M.
-Problem skinny_view(const Problem& p) { return p.n < p.m ? transposed(p) : p; }
+Problem skinny_view(const Problem& p) {
+  return p.n < p.m ? transposed(p) : p;
+}
 
 // ---- Registration ------------------------------------------------------------------------------
 
@@ -225,21 +228,24 @@ void add(Registry& r, const std::string& cls, int raster_group, Split split, boo
 void register_tuned(Registry& r) {
   constexpr Split kNever = Split::kNever;
   constexpr Split kSplit = Split::kWhenFewTiles;
-  add<Large>(r, "large", 8, kNever, false,
-             "large shapes (>= 1 tile of 128x128 per SM): rung 8's 128x128x8, 8 tile-rows rasterised");
+  add<Large>(
+      r, "large", 8, kNever, false,
+      "large shapes (>= 1 tile of 128x128 per SM): rung 8's 128x128x8, 8 tile-rows rasterised");
   add<Medium>(r, "medium", 8, kNever, false,
               "medium shapes (about one wave of 128x128 tiles or fewer): 128x64 tiles, 4 warps");
   add<Small>(r, "small", 4, kNever, false, "small shapes (256..1024): 64x64 tiles, 4 warps");
   add<Small>(r, "small", 4, kSplit, false,
              "small shapes with long K: 64x64 tiles, split-K when the tiles fill < half the SMs");
-  add<Skinny>(r, "skinny", 1, kSplit, true,
-              "M or N <= 32: 16x64 tiles, split-K, bandwidth-bound (N <= 32 runs as C^T = B^T A^T)");
+  add<Skinny>(
+      r, "skinny", 1, kSplit, true,
+      "M or N <= 32: 16x64 tiles, split-K, bandwidth-bound (N <= 32 runs as C^T = B^T A^T)");
   add<Large>(r, "longk", 8, kSplit, false,
              "K much longer than M and N: 128x128 tiles with split-K when few tiles");
   add<LargeAnyAlign>(r, "large", 8, kNever, false,
                      "large shapes, any alignment: 4-byte copies of x-contiguous operands");
-  add<SmallAnyAlign>(r, "small", 4, kSplit, false,
-                     "small shapes, any alignment: 4-byte copies of x-contiguous operands, split-K");
+  add<SmallAnyAlign>(
+      r, "small", 4, kSplit, false,
+      "small shapes, any alignment: 4-byte copies of x-contiguous operands, split-K");
   add<SkinnyAnyAlign>(r, "skinny", 1, kSplit, true,
                       "M or N <= 32, any alignment: 4-byte copies of x-contiguous operands");
 }

@@ -18,8 +18,12 @@ namespace tilegemm::kernels::ladder {
 
 // A tile of A is k-contiguous when A is row-major; a tile of B is k-contiguous when B is
 // col-major. The other layout is contiguous along m (A) or n (B).
-inline bool a_k_contiguous(const Problem& p) { return p.a.layout == Layout::kRowMajor; }
-inline bool b_k_contiguous(const Problem& p) { return p.b.layout == Layout::kColMajor; }
+inline bool a_k_contiguous(const Problem& p) {
+  return p.a.layout == Layout::kRowMajor;
+}
+inline bool b_k_contiguous(const Problem& p) {
+  return p.b.layout == Layout::kColMajor;
+}
 
 // Every 16-byte vector that starts at a multiple of 4 elements along the contiguous dimension is
 // 16-byte aligned: the base pointer is, and so is the distance between rows (or columns).
@@ -126,7 +130,8 @@ template <int BX, int BK, int THREADS, bool K_CONTIG, int SMEM_LD>
 struct StagedCopy {
   using Plan = CopyPlan<BX, BK, THREADS, K_CONTIG ? CopyKind::kKVec4 : CopyKind::kXVec4>;
   static_assert(Plan::valid(), "the tile must split into whole 16-byte vectors, evenly per thread");
-  static_assert(SMEM_LD % 4 == 0, "16-byte shared stores need rows that are a multiple of 16 bytes");
+  static_assert(SMEM_LD % 4 == 0,
+                "16-byte shared stores need rows that are a multiple of 16 bytes");
 
   float4 v[Plan::kPasses];  // (passes): the vectors this thread carries from global to shared
 

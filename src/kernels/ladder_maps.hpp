@@ -21,10 +21,11 @@ constexpr int kWarpSize = 32;
 
 // How one operand tile travels from global to shared memory.
 enum class CopyKind {
-  kKVec4,     // 16-byte vectors along k, stored transposed as 4 scalars (rungs 5-7, k-contiguous)
-  kKScalar,   // 4-byte copies, k fastest: cp.async can land them transposed (rungs 8-9, k-contiguous)
-  kXVec4,     // 16-byte vectors along x, stored as one 16-byte vector (x-contiguous)
-  kXScalar,   // 4-byte copies along x: any alignment (x-contiguous, unaligned instances)
+  kKVec4,    // 16-byte vectors along k, stored transposed as 4 scalars (rungs 5-7, k-contiguous)
+  kKScalar,  // 4-byte copies, k fastest: cp.async can land them transposed (rungs 8-9,
+             // k-contiguous)
+  kXVec4,    // 16-byte vectors along x, stored as one 16-byte vector (x-contiguous)
+  kXScalar,  // 4-byte copies along x: any alignment (x-contiguous, unaligned instances)
 };
 
 // The copy plan of a BX x BK tile by THREADS threads. Thread `tid` copies, in pass p, the
@@ -52,9 +53,10 @@ struct CopyPlan {
 
   // The preconditions, as a value the kernels static_assert and the CPU test checks.
   static constexpr bool valid() {
-    return BX % 4 == 0 && BK % 4 == 0 && kFast > 0 && THREADS % kFast == 0 &&
-           kRowsPerPass > 0 && (kAlongK ? BX : BK) % kRowsPerPass == 0 &&
-           (KIND != CopyKind::kKScalar || BK % kKChunk == 0) && kPasses * THREADS * kWidth == BX * BK;
+    return BX % 4 == 0 && BK % 4 == 0 && kFast > 0 && THREADS % kFast == 0 && kRowsPerPass > 0 &&
+           (kAlongK ? BX : BK) % kRowsPerPass == 0 &&
+           (KIND != CopyKind::kKScalar || BK % kKChunk == 0) &&
+           kPasses * THREADS * kWidth == BX * BK;
   }
 
   static constexpr TILEGEMM_HD int x0(int tid) {

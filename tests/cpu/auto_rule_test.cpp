@@ -23,7 +23,8 @@ bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 TEST(AutoRule, LargeShapesTakeTheLargeTile) {
@@ -54,7 +55,8 @@ TEST(AutoRule, SmallAndSkinnyShapes) {
   EXPECT_TRUE(starts_with(chosen(1000, 1000, 1000), "tuned_medium_"));
   for (std::int64_t s : {256, 512}) {
     const std::string name = chosen(s, s, s);
-    EXPECT_TRUE(starts_with(name, "tuned_small_") && ends_with(name, "_splitk")) << s << ": " << name;
+    EXPECT_TRUE(starts_with(name, "tuned_small_") && ends_with(name, "_splitk"))
+        << s << ": " << name;
   }
   EXPECT_TRUE(starts_with(chosen(512, 512, 65536), "tuned_longk_"));
 }

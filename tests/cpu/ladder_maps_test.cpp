@@ -154,7 +154,7 @@ TEST(LadderBanks, Rung5TransposingStoreConflictsAndRung6PaddingRemovesIt) {
     const Wavefronts unpadded = transposing_store<128, 8, 256>(128, j);  // rung 5
     EXPECT_EQ(unpadded.ideal, 1);
     EXPECT_EQ(unpadded.needed, 2) << "rung 5: As[k][x] and As[k+4][x] share a bank";
-    const Wavefronts padded = transposing_store<128, 8, 256>(132, j);    // rung 6
+    const Wavefronts padded = transposing_store<128, 8, 256>(132, j);  // rung 6
     EXPECT_EQ(padded.needed, padded.ideal) << "rung 6: rows of 132 floats";
   }
 }
