@@ -3,7 +3,7 @@
 # benchmarks and the profiler counters, each step's log under $OUT/run, packed into $OUT/run.tgz
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
-#        ladder ladder-colb cute ncu (default: all)
+#        fuzz ladder ladder-colb cute ncu (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/tilegemm}
@@ -13,7 +13,7 @@ R="$OUT/run"
 mkdir -p "$R"
 TG="$BIN/tilegemm"
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(info tests sanitize seeds ladder ladder-colb cute ncu)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(info tests fuzz sanitize seeds ladder ladder-colb cute ncu)
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '-' )
 DAY=$(date -u +%Y-%m-%d)
 TAG="${GPU:-unknown}_${DAY}"
@@ -39,6 +39,10 @@ for step in "${STEPS[@]}"; do
     tests)
       run_step gpu_tests "$TESTBIN/tilegemm_gpu_tests" --gtest_output=xml:"$R/gpu_tests.xml"
       grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED  \]" "$R/gpu_tests.log" | tail -40 | tee -a "$summary"
+      ;;
+    fuzz)
+      run_step fuzz "$TG" verify --kernels "${FUZZ_GLOB:-auto}" --fuzz "${FUZZ_CASES:-300}" --seed 11
+      tail -5 "$R/fuzz.log" | tee -a "$summary"
       ;;
     sanitize)
       run_step sanitize scripts/sanitize.sh "$TG" "${SANITIZE_GLOB:-*}"
