@@ -72,15 +72,16 @@ struct MnkArgs {
   int b_dn, b_dk;
   float* c;
   int c_dm, c_dn;
+  int raster_group;  // tile-rows per rasterisation group (block_tile_coord); 1: grid order
 };
 
-inline MnkArgs to_args(const MnkProblem& q) {
+inline MnkArgs to_args(const MnkProblem& q, int raster_group = 1) {
   auto i32 = [](std::int64_t v) { return static_cast<int>(v); };
   // clang-format off
   return MnkArgs{i32(q.m), i32(q.n), i32(q.k), q.alpha, q.beta,
                  q.a, i32(q.a_dm), i32(q.a_dk),
                  q.b, i32(q.b_dn), i32(q.b_dk),
-                 q.c, i32(q.c_dm), i32(q.c_dn)};
+                 q.c, i32(q.c_dm), i32(q.c_dn), raster_group};
   // clang-format on
 }
 
@@ -143,12 +144,22 @@ using MmaThreadLayout =
 // (and the same columns of N): two runs of 4 contiguous floats per k, i.e. two LDS.128 per
 // operand per k step instead of eight LDS.32. Eight threads of a warp then read 128
 // contiguous bytes of B: no bank conflict.
-using MmaValuePermutation = Layout<Shape<_16, _4, _2>, Stride<_4, _1, _64>>;  // 128 -> 128
-using SimtMma =
+// The same with VALUES values per thread (8 or 16): t + 16 j + 64 i -> 4 t + j + 64 i for
+// i < VALUES / 4, i.e. VALUES / 4 runs of 4 contiguous floats, 64 apart: one LDS.128 each.
+template <int VALUES>
+using MmaValuePermutationT = Layout<Shape<_16, _4, Int<VALUES / 4>>, Stride<_4, _1, _64>>;
+using MmaValuePermutation = MmaValuePermutationT<8>;  // (16,4,2):(4,1,64), 128 -> 128
+
+// The TiledMMA with 8 x TN values per thread: a (128, 16 * TN) tile of C per 256 threads.
+// TN = 8 is the 128 x 128 tile of rungs 11 and 12; TN = 16 the 128 x 256 tile (128
+// accumulators a thread; 8 + 16 fragment values per k feed 128 FFMA instead of 8 + 8 for 64).
+template <int TN>
+using SimtMmaT =
     decltype(make_tiled_mma(UniversalFMA<float, float, float, float>{}, MmaThreadLayout{},
-                            Tile<MmaValuePermutation, MmaValuePermutation, _1>{}));
+                            Tile<MmaValuePermutation, MmaValuePermutationT<TN>, _1>{}));
+using SimtMma = SimtMmaT<8>;
 constexpr int kMmaTileM = 128;  // rows of C the TiledMMA covers: 16 threads x 8 values
-constexpr int kMmaTileN = 128;
+constexpr int kMmaTileN = 128;  // columns, for SimtMma (16 threads x 8 values)
 constexpr int kWarpTileM = 32;  // rows of C one warp owns: 4 threads x 8 values
 constexpr int kWarpTileN = 64;  // columns: 8 threads x 8 values
 constexpr int kThreadTileM = 8;
@@ -210,6 +221,25 @@ CUTE_HOST_DEVICE auto operand_stride(int d_mn, int d_k) {
   } else {
     return make_stride(d_mn, d_k);
   }
+}
+
+// (M tile, N tile) of this block. raster_group <= 1: the grid's own order (y: M tile, x: N
+// tile). Otherwise the blocks, numbered in launch order (x fastest), walk groups of
+// raster_group tile-rows column by column -- down the group's rows, then one tile-column
+// right -- so the blocks in flight at one time share fewer, more reused A and B panels in L2.
+// The last group may have fewer rows; every tile is still visited exactly once.
+CUTE_DEVICE auto block_tile_coord(int raster_group) {
+  if (raster_group <= 1) {
+    return make_coord(static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.x));
+  }
+  const int tiles_m = static_cast<int>(gridDim.y);
+  const std::int64_t tiles_n = gridDim.x;
+  const std::int64_t linear = static_cast<std::int64_t>(blockIdx.y) * tiles_n + blockIdx.x;
+  const std::int64_t per_group = raster_group * tiles_n;
+  const int first_m = static_cast<int>(linear / per_group) * raster_group;
+  const int rows = cute::min(raster_group, tiles_m - first_m);
+  const int in_group = static_cast<int>(linear % per_group);
+  return make_coord(first_m + in_group % rows, in_group / rows);
 }
 
 // C = alpha * acc + beta * C on this thread's accumulators that lie inside the matrix.
