@@ -23,6 +23,7 @@ kernels::Registry build_registry() {
   kernels::register_cute_simple(r);
   kernels::register_cute_tiled(r);
   kernels::register_cute_pipelined(r);
+  kernels::register_cute_pipelined_variants(r);
 #endif  // TILEGEMM_WITH_CUTE
   std::stable_sort(r.begin(), r.end(),
                    [](const KernelInfo& x, const KernelInfo& y) { return x.rung < y.rung; });

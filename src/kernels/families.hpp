@@ -24,6 +24,7 @@ void register_tuned(Registry& r);             // 09_tuned.cu
 void register_cute_simple(Registry& r);       // cute/10_cute_simple.cu
 void register_cute_tiled(Registry& r);        // cute/11_cute_tiled.cu
 void register_cute_pipelined(Registry& r);    // cute/12_cute_pipelined.cu
+void register_cute_pipelined_variants(Registry& r);  // cute/12_cute_pipelined_variants.cu
 #endif  // TILEGEMM_WITH_CUTE
 
 }  // namespace tilegemm::kernels
