@@ -11,7 +11,10 @@ TESTBIN=${TESTBIN:-build/tests}
 OUT=${OUT:-gpu-out}
 R="$OUT/run"
 mkdir -p "$R"
-TG="$BIN/tilegemm"
+TG="$(cd "$BIN" && pwd)/tilegemm"
+# Benchmarks run inside $R with bare output names, so the command recorded in each result file
+# names no machine path.
+bench() { (cd "$R" && "$TG" bench "$@"); }
 STEPS=("$@")
 [ ${#STEPS[@]} -eq 0 ] && STEPS=(info tests fuzz sanitize seeds ladder ladder-colb cute ncu)
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '-' )
@@ -50,21 +53,21 @@ for step in "${STEPS[@]}"; do
       ;;
     seeds)
       # The seeds' sizes, every kernel, beside cuBLAS.
-      run_step bench_seeds "$TG" bench --kernels "${SEEDS_GLOB:-*}" --size 256:4096:x2 \
-        --format json --output "$R/${TAG}_seeds.json"
+      run_step bench_seeds bench --kernels "${SEEDS_GLOB:-*}" --size 256:4096:x2 \
+        --format json --output "${TAG}_seeds.json"
       ;;
     ladder|ladder-colb)
       lb=row
       [ "$step" = ladder-colb ] && lb=col
-      run_step "bench_$step" "$TG" bench --kernels "${LADDER_GLOB:-*}" --layout-b "$lb" \
+      run_step "bench_$step" bench --kernels "${LADDER_GLOB:-*}" --layout-b "$lb" \
         --size 256:8192:x2 --shape 4095x4095x4095 --shape 1000x1000x1000 \
         --shape 8192x1024x8192 --shape 4096x4096x16384 --shape 16x4096x4096 \
-        --format json --output "$R/${TAG}_$step.json"
+        --format json --output "${TAG}_$step.json"
       ;;
     cute)
-      run_step bench_cute "$TG" bench --kernels 'cute_*' --shape 1024x1024x1024 \
+      run_step bench_cute bench --kernels 'cute_*' --shape 1024x1024x1024 \
         --shape 4095x4095x4095 --shape 4096x4096x4096 --shape 8192x8192x8192 \
-        --format json --output "$R/${TAG}_cute.json"
+        --format json --output "${TAG}_cute.json"
       ;;
     ncu)
       # Shared-memory bank conflicts and the basic counters of every kernel at 4096^3.

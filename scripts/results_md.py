@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Markdown view of a `tilegemm bench --format json` result file, for bench/results/.
+
+The JSON is what was measured; this prints the same rows as a markdown table under a header that
+names the device, the command and the settings, so a result needs one benchmark run, not two.
+
+Usage: scripts/results_md.py RESULT.json > RESULT.md
+"""
+import json
+import sys
+
+
+def fmt(value, spec):
+    return "-" if value is None else format(value, spec)
+
+
+def main(path):
+    with open(path) as f:
+        data = json.load(f)
+    dev = data["device"]
+    settings = data.get("settings", {})
+    print(f"# tilegemm bench on {dev['name']}")
+    print()
+    print(f"- device: {dev['name']}, cc {dev.get('cuda_cc', '?')}, {dev.get('sm_count', '?')} SMs, "
+          f"SM clock max {dev.get('sm_clock_mhz', '?')} MHz, memory clock {dev.get('mem_clock_mhz', '?')} MHz, "
+          f"L2 {dev.get('l2_bytes', 0) // (1 << 20)} MiB, driver {dev.get('driver_version', '?')}, "
+          f"runtime {dev.get('runtime_version', '?')}")
+    print(f"- when: {data.get('timestamp', '?')}")
+    print(f"- command: `{data.get('command', '?')}`")
+    print(f"- timing: {settings.get('warmup', '?')} warm-up launches, median of "
+          f"{settings.get('reps', '?')} timed launches (one CUDA event pair each), "
+          f"L2 {'flushed' if settings.get('cold') else 'warm'}, seed {settings.get('seed', '?')}; "
+          "cuBLAS SGEMM timed in the same process on the same buffers")
+    print()
+    print("| kernel | M | N | K | layout A,B,C | median ms | min ms | max ms | TFLOP/s "
+          "| x cuBLAS | rel error | status |")
+    print("|---|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|---|")
+    for r in data["results"]:
+        layout = f"{r.get('layout_a', '?')},{r.get('layout_b', '?')},{r.get('layout_c', '?')}"
+        print(f"| {r['kernel']} | {r['m']} | {r['n']} | {r['k']} | {layout} "
+              f"| {fmt(r.get('median_ms'), '.4f')} | {fmt(r.get('min_ms'), '.4f')} "
+              f"| {fmt(r.get('max_ms'), '.4f')} | {fmt(r.get('tflops'), '.2f')} "
+              f"| {fmt(r.get('cublas_ratio'), '.3f')} | {fmt(r.get('rel_error'), '.2e')} "
+              f"| {r['status']} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
