@@ -7,8 +7,25 @@
 // If no tuned instance fits, the highest rung that can implement the problem runs (the naive
 // kernel takes every problem whose grid fits).
 //
-// The thresholds are in tiles per SM, from the tile counts the classes were designed around;
-// they await the GPU run's per-class comparison (bench/results) to be confirmed or moved.
+// The thresholds come from one measured run (NVIDIA H200, 132 SMs, 2026-11-22, `tilegemm bench`
+// over squares 256..8192, 4095^3, 1000^3, 8192x1024x8192, 4096x4096x16384, 16x4096x4096, row- and
+// column-major B; cublas_ratio = cuBLAS time / kernel time; docs/perf-notes.md has the tables):
+//  - min(M, N) <= 32 -> skinny split-K: 16x4096x4096 measured 2.28 (row B) and 0.90 (col B), the
+//    best of all instances in both layouts.
+//  - a wave of 128x256 tiles (>= 7/8 of the SMs) -> large 128x256x8, 8x16 thread tiles: at 2048^3
+//    (128 such tiles on 132 SMs, the smallest measured point) 0.885 vs 0.864 for 128x128, and
+//    0.910 / 0.934 / 0.931 / 0.924 at 4096^3 / 8192^3 / 8192x1024x8192 / 4096x4096x16384 (vs
+//    0.886 / 0.901 / 0.896 / 0.890). With column-major B all large instances measured within 1%
+//    of each other (0.84-0.87); 128x256 was best at 8192^3 and 4095^3, so one rule serves both.
+//  - at least one 128x128 tile per SM but less than that wave -> large 128x128 (not measured in
+//    this band; it is the instance that filled the SMs at 2048^3 before the 128x256 rule).
+//  - K >= 4 max(M, N) with few tiles -> longk split-K (design value; no such shape in the run).
+//  - 64x64 tiles fill at most half the SMs (256^3, 512^3), B row-major, M <= N -> skinny split-K:
+//    512^3 0.948 vs 0.754 for small split-K, 256^3 1.31 vs 1.28. With column-major B the skinny
+//    tile copies B 4 bytes at a time and loses (512^3: 0.820 vs 0.918), so small split-K there.
+//  - the rest (1000^3, 1024^3) -> small 64x64 split-K (which does not split at these sizes):
+//    row B 0.935 / 0.881 vs medium 0.792 / 0.761; col B 0.804 / 0.802 vs medium 0.829 / 0.766.
+//    The 128x64 medium tile won only col-B 1024^3, so `auto` no longer picks it.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -47,22 +64,24 @@ const KernelInfo* first_fit(const Problem& p, std::string_view glob) {
   return nullptr;
 }
 
-// The shape class's candidates, most specific first.
+// The shape class's candidates, most specific first. Every glob lists a 16-byte instance and
+// its any-alignment twin, so a class never refuses a problem the other classes would take.
 const KernelInfo* tuned_choice(const Problem& p) {
   const std::int64_t sms = sm_count();
   if (std::min(p.m, p.n) <= 32) return first_fit(p, "tuned_skinny_*");
 
+  if (8 * tiles(p, 128, 256) >= 7 * sms) {  // about a wave of 128x256 tiles, 1 block per SM
+    if (const KernelInfo* k = first_fit(p, "tuned_large_128x256x8_*")) return k;
+  }
   const std::int64_t tiles_128x128 = tiles(p, 128, 128);
-  if (tiles_128x128 >= sms) {  // at least one 128x128 tile per SM: the large tile's home
-    return first_fit(p, "tuned_large_*");
+  if (tiles_128x128 >= sms) {  // at least one 128x128 tile per SM
+    if (const KernelInfo* k = first_fit(p, "tuned_large_128x128x8_*")) return k;
   }
   if (p.k >= 4 * std::max(p.m, p.n) && 2 * tiles_128x128 <= sms) {  // long K, few tiles
     if (const KernelInfo* k = first_fit(p, "tuned_longk_*")) return k;
-    return first_fit(p, "tuned_small_*_splitk");
   }
-  if (4 * tiles(p, 128, 64) >= 3 * sms) {  // 128x64 tiles fill three quarters of the SMs
-    if (const KernelInfo* k = first_fit(p, "tuned_medium_*")) return k;
-    return first_fit(p, "tuned_large_*");  // the any-alignment twin
+  if (2 * tiles(p, 64, 64) <= sms && p.b.layout == Layout::kRowMajor && p.m <= p.n) {
+    if (const KernelInfo* k = first_fit(p, "tuned_skinny_*")) return k;
   }
   return first_fit(p, "tuned_small_*_splitk");  // splits K itself when the tiles are too few
 }

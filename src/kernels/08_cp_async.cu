@@ -29,6 +29,10 @@ template cudaError_t launch<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>(const Pr
                                                                         const Schedule&,
                                                                         cudaStream_t);
 template const void* device_function<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>();
+template cudaError_t launch<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>(const Problem&,
+                                                                         const Schedule&,
+                                                                         cudaStream_t);
+template const void* device_function<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>();
 }  // namespace cp_async
 
 namespace {

@@ -5,7 +5,9 @@
 // only when every SM has enough blocks and the blocks resident together share their operands in
 // L2; so pick the tile size by how many tiles the shape has, walk them in groups of tile-rows,
 // and when there are too few tiles to fill the GPU, split K and add the partial sums afterwards.
-//  - large (128x128, 2 blocks/SM): squares and rectangles with at least one tile per SM;
+//  - large, 128x256 (8x16 thread tiles, 1 block/SM): shapes with at least about one wave of
+//    128x256 tiles (2048^2 and up); rung 8's fastest instance there (H200, 2026-11-22).
+//  - large, 128x128 (2 blocks/SM): between one 128x128 tile per SM and a wave of 128x256 tiles;
 //    tiles walked in groups of 8 tile-rows so a wave of ~264 blocks reuses 8 row panels of A.
 //  - medium (128x64, 4 warps): about one wave of 128x128 tiles or fewer (1024..2047).
 //  - small (64x64, 4 warps, 8x4 thread tiles): 256..1024; its `_splitk` twin splits K when the
@@ -14,7 +16,7 @@
 //    launcher runs C^T = B^T A^T, a change of views, no copy), always split-K: these shapes read
 //    a whole operand once and are bound by memory bandwidth, so they need many blocks in flight.
 //  - longk: the large tile with split-K, for K much longer than M and N.
-//  - `_anyalign` twins copy x-contiguous operands 4 bytes at a time: any leading dimension and
+//  - `_anyalign` twins (large 128x256 and 128x128, small, skinny) copy x-contiguous operands 4 bytes at a time: any leading dimension and
 //    base alignment (4095^3 with a row-major B), where the 16-byte path cannot be used.
 // Split-K: split z computes K tiles [z * per_split, (z+1) * per_split) and stores its raw sums to
 // a workspace slice laid out like C; a reduction kernel adds the slices in split order
@@ -42,6 +44,10 @@ extern template cudaError_t launch<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>(c
                                                                                const Schedule&,
                                                                                cudaStream_t);
 extern template const void* device_function<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>();
+extern template cudaError_t launch<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>(const Problem&,
+                                                                                const Schedule&,
+                                                                                cudaStream_t);
+extern template const void* device_function<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>();
 }  // namespace cp_async
 
 namespace {
@@ -49,10 +55,12 @@ namespace {
 using cp_async::Config;
 using cp_async::Schedule;
 
+using Wide = Config<128, 256, 8, 64, 64, 8, 16, 3, true>;  // rung 8's best at 2048^3 and up
 using Large = Config<128, 128, 8, 64, 32, 8, 8, 3, true>;
 using Medium = Config<128, 64, 16, 64, 32, 8, 8, 3, true>;
 using Small = Config<64, 64, 16, 32, 32, 8, 4, 3, true>;
 using Skinny = Config<16, 64, 32, 16, 32, 4, 4, 4, true>;
+using WideAnyAlign = Config<128, 256, 8, 64, 64, 8, 16, 3, false>;
 using LargeAnyAlign = Config<128, 128, 8, 64, 32, 8, 8, 3, false>;
 using SmallAnyAlign = Config<64, 64, 16, 32, 32, 8, 4, 3, false>;
 using SkinnyAnyAlign = Config<16, 64, 32, 16, 32, 4, 4, 4, false>;
@@ -228,6 +236,14 @@ void add(Registry& r, const std::string& cls, int raster_group, Split split, boo
 void register_tuned(Registry& r) {
   constexpr Split kNever = Split::kNever;
   constexpr Split kSplit = Split::kWhenFewTiles;
+  // The 128x256 pair first: `auto` takes the first instance of a glob that fits, the 16-byte
+  // instance before its any-alignment twin.
+  add<Wide>(r, "large", 8, kNever, false,
+            "large shapes (>= 7/8 of a wave of 128x256 tiles): rung 8's 128x256x8 with 8x16 "
+            "thread tiles, 1 block/SM, 8 tile-rows rasterised");
+  add<WideAnyAlign>(r, "large", 8, kNever, false,
+                    "large shapes, any alignment: 128x256x8, 4-byte copies of x-contiguous "
+                    "operands");
   add<Large>(
       r, "large", 8, kNever, false,
       "large shapes (>= 1 tile of 128x128 per SM): rung 8's 128x128x8, 8 tile-rows rasterised");

@@ -27,49 +27,75 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-TEST(AutoRule, LargeShapesTakeTheLargeTile) {
+TEST(AutoRule, LargeShapesTakeThe128x256Tile) {
   for (std::int64_t s : {2048, 4096, 8192}) {
     for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
       const std::string name = chosen(s, s, s, lb);
-      EXPECT_TRUE(starts_with(name, "tuned_large_")) << s << ": " << name;
+      EXPECT_TRUE(starts_with(name, "tuned_large_128x256x8_")) << s << ": " << name;
       EXPECT_FALSE(ends_with(name, "_anyalign")) << s << ": " << name;
     }
   }
-  EXPECT_TRUE(starts_with(chosen(8192, 1024, 8192), "tuned_large_"));
-  EXPECT_TRUE(starts_with(chosen(4096, 4096, 16384), "tuned_large_"));
+  EXPECT_TRUE(starts_with(chosen(8192, 1024, 8192), "tuned_large_128x256x8_"));
+  EXPECT_TRUE(starts_with(chosen(4096, 4096, 16384), "tuned_large_128x256x8_"));
+}
+
+TEST(AutoRule, BetweenOne128x128TilePerSmAndAWaveOf128x256Tiles) {
+  // 1536^2: 144 tiles of 128x128 (>= 132 SMs), 72 of 128x256 (< 7/8 of 132)
+  EXPECT_TRUE(starts_with(chosen(1536, 1536, 1536), "tuned_large_128x128x8_"))
+      << chosen(1536, 1536, 1536);
 }
 
 TEST(AutoRule, UnalignedLeadingDimensionsTakeTheAnyAlignTwin) {
   // 4095 x 4095 row-major B: rows of 4095 floats, not 16-byte multiples
+  EXPECT_TRUE(starts_with(chosen(4095, 4095, 4095), "tuned_large_128x256x8_"));
   EXPECT_TRUE(ends_with(chosen(4095, 4095, 4095), "_anyalign")) << chosen(4095, 4095, 4095);
   // col-major B is k-contiguous: copied 4 bytes at a time anyway, the aligned instance fits
   EXPECT_FALSE(ends_with(chosen(4095, 4095, 4095, Layout::kColMajor), "_anyalign"));
   // a misaligned base pointer
   EXPECT_TRUE(ends_with(chosen(4096, 4096, 4096, Layout::kRowMajor, 1), "_anyalign"));
+  EXPECT_TRUE(ends_with(chosen(1536, 1536, 1536, Layout::kRowMajor, 1), "_anyalign"));
 }
 
 TEST(AutoRule, SmallAndSkinnyShapes) {
-  EXPECT_TRUE(starts_with(chosen(16, 4096, 4096), "tuned_skinny_"));
-  EXPECT_TRUE(starts_with(chosen(4096, 16, 4096), "tuned_skinny_"));  // runs as C^T = B^T A^T
-  EXPECT_TRUE(starts_with(chosen(1024, 1024, 1024), "tuned_medium_")) << chosen(1024, 1024, 1024);
-  EXPECT_TRUE(starts_with(chosen(1000, 1000, 1000), "tuned_medium_"));
-  for (std::int64_t s : {256, 512}) {
-    const std::string name = chosen(s, s, s);
-    EXPECT_TRUE(starts_with(name, "tuned_small_") && ends_with(name, "_splitk"))
-        << s << ": " << name;
+  for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
+    EXPECT_TRUE(starts_with(chosen(16, 4096, 4096, lb), "tuned_skinny_"));
+    EXPECT_TRUE(starts_with(chosen(4096, 16, 4096, lb), "tuned_skinny_"));  // as C^T = B^T A^T
+    for (std::int64_t s : {1000, 1024}) {
+      const std::string name = chosen(s, s, s, lb);
+      EXPECT_TRUE(starts_with(name, "tuned_small_") && ends_with(name, "_splitk"))
+          << s << ": " << name;
+    }
   }
+  for (std::int64_t s : {256, 512}) {
+    // row-major B: the skinny tile (16-byte copies of B) measured best
+    const std::string row_b = chosen(s, s, s);
+    EXPECT_TRUE(starts_with(row_b, "tuned_skinny_")) << s << ": " << row_b;
+    // col-major B: small split-K
+    const std::string col_b = chosen(s, s, s, Layout::kColMajor);
+    EXPECT_TRUE(starts_with(col_b, "tuned_small_") && ends_with(col_b, "_splitk"))
+        << s << ": " << col_b;
+  }
+  // M > N: the skinny view would transpose; small split-K keeps the layouts as given
+  const std::string tall = chosen(512, 256, 512);
+  EXPECT_TRUE(starts_with(tall, "tuned_small_") && ends_with(tall, "_splitk")) << tall;
   EXPECT_TRUE(starts_with(chosen(512, 512, 65536), "tuned_longk_"));
 }
 
 TEST(AutoRule, EveryChoiceCanImplementItsProblem) {
-  for (std::int64_t m : {1, 3, 16, 33, 100, 257, 1000, 4095}) {
-    for (std::int64_t n : {1, 5, 32, 64, 129, 1024}) {
+  for (std::int64_t m : {1, 3, 16, 33, 100, 257, 1000, 1536, 4095}) {
+    for (std::int64_t n : {1, 5, 32, 64, 129, 1024, 2048}) {
       for (std::int64_t k : {1, 7, 64, 1000}) {
         for (int offset : {0, 1, 2}) {
-          const Problem p = Problem::make(m, n, k, g_buf + offset, g_buf + offset, g_buf + offset);
-          const KernelInfo* kernel = select_kernel(p);
-          ASSERT_NE(kernel, nullptr);
-          EXPECT_TRUE(kernel->can_implement(p)) << kernel->name;
+          for (Layout la : {Layout::kRowMajor, Layout::kColMajor}) {
+            for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
+              const Problem p = Problem::make(m, n, k, g_buf + offset, g_buf + offset,
+                                              g_buf + offset, 1.0f, 0.0f, la, lb,
+                                              Layout::kRowMajor);
+              const KernelInfo* kernel = select_kernel(p);
+              ASSERT_NE(kernel, nullptr);
+              EXPECT_TRUE(kernel->can_implement(p)) << kernel->name;
+            }
+          }
         }
       }
     }
