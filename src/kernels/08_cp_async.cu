@@ -70,6 +70,13 @@ void register_cp_async(Registry& r) {
   add_instance<Config<128, 128, 8, 32, 64, 8, 8, 4, true>>(r, "4 x 2 warps of 32x64, 4 stages");
   add_instance<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>(
       r, "8x16 thread tiles: fewer shared reads per FMA, 1 block/SM");
+  // Second-pass candidates (docs/perf-notes.md, "rung 8, second pass", holds the predictions).
+  add_instance<Config<128, 256, 8, 64, 64, 8, 16, 3, true, true>>(
+      r, "row-major A kept k-contiguous in shared memory: 16-byte cp.async, 4 k per LDS.128");
+  add_instance<Config<256, 128, 8, 64, 64, 8, 16, 3, true>>(
+      r, "cuBLAS's tile shape: 256x128, 4 x 2 warps of 64x64, 8x16 thread tiles, 1 block/SM");
+  add_instance<Config<256, 128, 8, 64, 64, 8, 16, 3, true, true>>(
+      r, "256x128 with row-major A kept k-contiguous in shared memory (16-byte cp.async)");
 }
 
 }  // namespace tilegemm::kernels

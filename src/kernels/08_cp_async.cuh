@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "common.cuh"
 #include "ladder.cuh"
@@ -42,34 +43,43 @@ struct Schedule {
 ///                 is computed
 /// @tparam X_VEC   x-contiguous operands (A col-major, B row-major) copied as 16-byte vectors
 ///                 (needs vec4_aligned); false: 4-byte copies, any alignment or leading dimension
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, bool X_VEC_>
+/// @tparam KA      a row-major (k-contiguous) A is kept k-contiguous in shared memory, [m][BK+4]
+///                 with rows interleaved (see AsyncCopyKA), copied by 16-byte cp.async and read
+///                 as 4 k per LDS.128 (needs vec4_aligned A); false: the k-major tile of rung 6
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, bool X_VEC_,
+          bool KA_ = false>
 struct Config {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
   static constexpr int STAGES = STAGES_;
   static constexpr bool X_VEC = X_VEC_;
+  static constexpr bool KA = KA_;
   using Map = ladder::WarpTileMap<BM, BN, WM, WN, TM, TN>;
   static constexpr int kThreads = Map::kThreads;
   static constexpr int kPad = 4;          // floats added to each k-row (rung 6)
   static constexpr int kLdA = BM + kPad;  // floats per k-row of the shared A tile
   static constexpr int kLdB = BN + kPad;
-  static constexpr int kStageFloats = BK * (kLdA + kLdB);
+  static constexpr int kLdK = BK + kPad;  // floats per m-row of the k-contiguous A tile (KA)
+  // A's part of a stage: room for either layout when KA (the layout is chosen per launch).
+  static constexpr int kAFloats = KA && BM * kLdK > BK * kLdA ? BM * kLdK : BK * kLdA;
+  static constexpr int kStageFloats = kAFloats + BK * kLdB;
   static constexpr int kSmemBytes = STAGES * kStageFloats * static_cast<int>(sizeof(float));
   // 64 accumulators + 2 x 16 fragment registers fit the 128 registers two blocks per SM allow;
   // larger thread tiles take one block per SM and up to 255 registers.
   static constexpr int kMinBlocks = TM * TN <= 64 ? 2 : 1;
 
   static constexpr CopyKind a_kind(bool a_k) {
-    return a_k ? CopyKind::kKScalar : X_VEC ? CopyKind::kXVec4 : CopyKind::kXScalar;
+    return a_k && KA ? CopyKind::kKVec4 : a_k ? CopyKind::kKScalar : X_VEC ? CopyKind::kXVec4 : CopyKind::kXScalar;
   }
   static constexpr CopyKind b_kind(bool b_k) {
     return b_k ? CopyKind::kKScalar : X_VEC ? CopyKind::kXVec4 : CopyKind::kXScalar;
   }
 
-  // "128x128x8_w64x32_t8x8_s3" (+ "_anyalign" for 4-byte copies)
+  // "128x128x8_w64x32_t8x8_s3" (+ "_ka" for the k-contiguous A tile, "_anyalign" for 4-byte
+  // copies)
   static std::string tag() {
     return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + "_w" +
            std::to_string(WM) + "x" + std::to_string(WN) + "_t" + std::to_string(TM) + "x" +
-           std::to_string(TN) + "_s" + std::to_string(STAGES) + (X_VEC ? "" : "_anyalign");
+           std::to_string(TN) + "_s" + std::to_string(STAGES) + (KA ? "_ka" : "") + (X_VEC ? "" : "_anyalign");
   }
   static TileConfig tile_config() {
     TileConfig t;
@@ -144,6 +154,58 @@ struct AsyncCopy {
   }
 };
 
+// The KA copy of a k-contiguous A tile: one 16-byte cp.async per 4 consecutive k of one row
+// (4x fewer copy instructions than AsyncCopy's 4-byte transposing copies, no transposition).
+// Row x of the tile lands at physical row pi(x) = (x % 4) * (BX / 4) + x / 4 of a [BX][LDK] tile:
+// the rows a warp reads together in one LDS.128 (x = base + 4 * lane_m + c, lane_m = 0..7) become
+// 8 consecutive physical rows, LDK floats apart; with LDK / 4 odd their 16-byte slots fall in 8
+// different 16-byte bank groups, one wavefront (rows 4 apart unpermuted would share 2 of them).
+// Edges: a row outside the matrix and the k beyond K are zero-filled via src-size.
+template <class Plan, int LDK, int BX>
+struct AsyncCopyKA {
+  static_assert(Plan::valid() && Plan::kWidth == 4 && Plan::kAlongK,
+                "16-byte vectors along k, the tile split evenly among the threads");
+  static_assert(Plan::kSlowPasses <= 32, "row predicates live in one 32-bit mask");
+  static_assert(Plan::kRowsPerPass % 4 == 0, "a pass moves whole groups of 4 rows");
+  static_assert(BX % 4 == 0 && LDK % 4 == 0 && (LDK / 4) % 2 == 1,
+                "16-byte aligned rows whose 16-byte slot count is odd");
+
+  static constexpr TILEGEMM_HD int physical_row(int x) { return ladder::ka_physical_row<BX>(x); }
+
+  const float* src;  // the thread's first vector (x0, k0) of the next tile to load
+  unsigned x_mask;   // bit p: the row of pass p is inside the matrix
+  int smem_off;      // physical_row(x0) * LDK + k0
+
+  __device__ __forceinline__ void init(const float* origin, std::int64_t ld, int x_left, int tid) {
+    const int x0 = Plan::x0(tid);
+    const int k0 = Plan::k0(tid);
+    src = origin + x0 * ld + k0;
+    smem_off = physical_row(x0) * LDK + k0;
+    x_mask = 0;
+#pragma unroll
+    for (int p = 0; p < Plan::kPasses; ++p) {
+      if (x0 + Plan::dx(p) < x_left) x_mask |= 1u << p;
+    }
+  }
+
+  // k_lim: elements along K from the thread's first k of this tile to the matrix edge.
+  __device__ __forceinline__ void issue(float* stage, std::int64_t ld, int k_lim,
+                                        const float* fallback) const {
+    const int k_bytes = k_lim >= 4 ? 16 : k_lim > 0 ? 4 * k_lim : 0;
+#pragma unroll
+    for (int p = 0; p < Plan::kPasses; ++p) {
+      const int dx = Plan::dx(p);  // a multiple of 4: physical_row(x0 + dx) = ... + dx / 4
+      const int bytes = ((x_mask >> p) & 1u) != 0 ? k_bytes : 0;
+      ladder::cp_async_16(stage + smem_off + (dx / 4) * LDK, bytes > 0 ? src + dx * ld : fallback,
+                          bytes);
+    }
+  }
+
+  __device__ __forceinline__ void advance(std::int64_t step) {
+    src += step;
+  }
+};
+
 // C (or a split's slice of the workspace) for one thread tile.
 template <class C>
 __device__ __forceinline__ void epilogue(const GemmArgs& g, const Schedule& s, int m0, int n0,
@@ -197,6 +259,9 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   static_assert(C::kPad % 4 == 0,
                 "padded rows must stay 16-byte aligned for LDS.128 and cp.async 16");
   static_assert(C::TM * C::TN <= 128, "the accumulators must stay in registers");
+  constexpr bool AKT = C::KA && A_K;  // A kept k-contiguous in shared memory (AsyncCopyKA)
+  static_assert(!C::KA || (BK % 8 == 0 && Map::kSubStepM % 4 == 0),
+                "KA: BK / 4 even (odd slot count per row), sub-tiles on 4-row boundaries");
 
   // STAGES x [ As (BK, BM + pad) | Bs (BK, BN + pad) ], k-major: As[kk][r] = A(m0 + r, k0 + kk).
   extern __shared__ float4 smem_raw[];
@@ -221,7 +286,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   const std::int64_t ldb = B_K ? g.b_cs : g.b_rs;
   const std::int64_t a_step = BK * g.a_cs;  // one K step of A, in elements
   const std::int64_t b_step = BK * g.b_rs;
-  AsyncCopy<APlan, C::kLdA, A_K> a_copy;
+  std::conditional_t<AKT, AsyncCopyKA<APlan, C::kLdK, C::BM>, AsyncCopy<APlan, C::kLdA, A_K>>
+      a_copy;
   AsyncCopy<BPlan, C::kLdB, B_K> b_copy;
   a_copy.init(g.a + m0 * g.a_rs + k_begin * g.a_cs, lda, rows_left, tid);
   b_copy.init(g.b + n0 * g.b_cs + k_begin * g.b_rs, ldb, cols_left, tid);
@@ -229,7 +295,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   const int b_k0 = BPlan::k0(tid);
 
   auto a_stage = [&](int st) { return smem + st * C::kStageFloats; };
-  auto b_stage = [&](int st) { return smem + st * C::kStageFloats + BK * C::kLdA; };
+  auto b_stage = [&](int st) { return smem + st * C::kStageFloats + C::kAFloats; };
 
   // Prologue: tiles 0 .. STAGES-2 in flight, one commit group each (empty past the last tile).
 #pragma unroll
@@ -249,6 +315,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   const int row = Map::row(tid, 0);  // first row of the thread's first sub-tile (block-relative)
   const int col = Map::col(tid, 0);
   float a_frag[2][C::TM];        // (2, TM): this k's and the next k's A values of the thread's rows
+  float a_grp[C::TM][4];         // (TM, 4), AKT only: the A values of 4 consecutive k
   float b_frag[2][C::TN];        // (2, TN): the same for B's columns
   float acc[C::TM][C::TN] = {};  // acc[i][j] = C(m0 + row + (i/4)*kSubStepM + i%4, n0 + col + ...)
 
@@ -256,7 +323,27 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   int write_stage = STAGES - 1;
   const float* a_read = a_stage(0);
   const float* b_read = b_stage(0);
-  ladder::load_fragment<Map::kSubM, Map::kSubStepM>(a_frag[0], a_read + row);
+  // AKT: thread row row + s * kSubStepM + c (acc index i = 4 s + c) sits at physical row
+  // c * BM/4 + (row + s * kSubStepM) / 4; one LDS.128 gives its 4 k of group kg.
+  auto load_a_group = [&](const float* base, int kg) {
+#pragma unroll
+    for (int s2 = 0; s2 < Map::kSubM; ++s2) {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int prow = ladder::ka_physical_row<C::BM>(row + s2 * Map::kSubStepM + c);
+        const float4 v = *reinterpret_cast<const float4*>(base + prow * C::kLdK + kg);
+        a_grp[4 * s2 + c][0] = v.x;
+        a_grp[4 * s2 + c][1] = v.y;
+        a_grp[4 * s2 + c][2] = v.z;
+        a_grp[4 * s2 + c][3] = v.w;
+      }
+    }
+  };
+  if constexpr (AKT) {
+    load_a_group(a_read, 0);
+  } else {
+    ladder::load_fragment<Map::kSubM, Map::kSubStepM>(a_frag[0], a_read + row);
+  }
   ladder::load_fragment<Map::kSubN, Map::kSubStepN>(b_frag[0], b_read + col);
 
   for (int t = 0; t < num_tiles; ++t) {
@@ -284,8 +371,15 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
         b_read = b_stage(read_stage);
       }
       const int next = (kk + 1) % BK;  // after the last k: k = 0 of the next stage
-      ladder::load_fragment<Map::kSubM, Map::kSubStepM>(a_frag[(kk + 1) % 2],
-                                                        a_read + next * C::kLdA + row);
+      if constexpr (AKT) {
+        // This k's A values leave the group first; the group is reloaded after its last k.
+#pragma unroll
+        for (int i = 0; i < C::TM; ++i) a_frag[kk % 2][i] = a_grp[i][kk % 4];
+        if (next % 4 == 0) load_a_group(a_read, next);
+      } else {
+        ladder::load_fragment<Map::kSubM, Map::kSubStepM>(a_frag[(kk + 1) % 2],
+                                                          a_read + next * C::kLdA + row);
+      }
       ladder::load_fragment<Map::kSubN, Map::kSubStepN>(b_frag[(kk + 1) % 2],
                                                         b_read + next * C::kLdB + col);
       ladder::outer_product(acc, a_frag[kk % 2], b_frag[kk % 2]);
@@ -304,6 +398,7 @@ bool can_implement(const Problem& p) {
   constexpr std::int64_t kMargin = 1024;
   if (p.m > INT_MAX - kMargin || p.n > INT_MAX - kMargin || p.k > INT_MAX - kMargin) return false;
   if (ceil_div(p.m, C::BM) * ceil_div(p.n, C::BN) > INT_MAX) return false;
+  if (C::KA && ladder::a_k_contiguous(p) && !ladder::vec4_aligned(p.a)) return false;
   if (C::X_VEC) {
     if (!ladder::a_k_contiguous(p) && !ladder::vec4_aligned(p.a)) return false;
     if (!ladder::b_k_contiguous(p) && !ladder::vec4_aligned(p.b)) return false;

@@ -128,6 +128,14 @@ struct WarpTileMap {
   }
 };
 
+// Rung 8's k-contiguous A tile (Config::KA): row x of a BX-row tile is stored at physical row
+// (x % 4) * (BX / 4) + x / 4, so rows 4 apart (the rows one LDS.128 of a warp reads together
+// under WarpTileMap) are neighbours in shared memory.
+template <int BX>
+constexpr TILEGEMM_HD int ka_physical_row(int x) {
+  return (x % 4) * (BX / 4) + x / 4;
+}
+
 // Group-of-rows rasterisation (rung 9): block `bid` of a tiles_m x tiles_n grid walks `group`
 // tile-rows down before moving one tile-column right, so blocks resident together share A rows
 // and B columns in L2. group == 1 is plain row-major order. Needs group <= tiles_m and

@@ -56,6 +56,7 @@ TEST(LadderMaps, CopyPlansCoverEveryTileExactlyOnce) {
   expect_exact_cover<128, 8, 256, CopyKind::kXVec4>();
   expect_exact_cover<128, 16, 256, CopyKind::kKVec4>();
   expect_exact_cover<128, 16, 256, CopyKind::kXVec4>();
+  expect_exact_cover<256, 8, 256, CopyKind::kKVec4>();  // rung 8's KA copy of a 256-row A tile
   // rungs 8-9 (cp.async): every operand tile shape of the registered instances
   expect_all_kinds_cover<128, 8, 256>();
   expect_all_kinds_cover<128, 16, 256>();
@@ -236,6 +237,76 @@ TEST(LadderBanks, TransposingCpAsyncStoresAreConflictFree) {
   expect_k_scalar_stores_conflict_free<128, 16, 128>();
   expect_k_scalar_stores_conflict_free<16, 32, 64>();
   expect_k_scalar_stores_conflict_free<64, 32, 64>();
+}
+
+// Rung 8's KA tile: A kept k-contiguous, rows of BK + 4 floats, row x at ka_physical_row<BM>(x)
+// (PERMUTED) or at x. One LDS.128 of a warp reads 4 k of its lanes' rows of sub-tile s, offset c;
+// returns the largest excess of wavefronts over the ideal among all such reads of all warps.
+template <typename Map, int BM, int BK, bool PERMUTED>
+int ka_read_worst_excess() {
+  constexpr int kLdK = BK + 4;
+  int excess = 0;
+  for (int warp = 0; warp < Map::kThreads / kWarpSize; ++warp) {
+    for (int s = 0; s < Map::kSubM; ++s) {
+      for (int c = 0; c < 4; ++c) {
+        for (int kg = 0; kg < BK; kg += 4) {
+          std::vector<int> words;
+          for (int lane = 0; lane < kWarpSize; ++lane) {
+            const int x = Map::row(warp * kWarpSize + lane, s) + c;
+            words.push_back((PERMUTED ? ka_physical_row<BM>(x) : x) * kLdK + kg);
+          }
+          const Wavefronts w = count_wavefronts(words, 4);
+          excess = std::max(excess, w.needed - w.ideal);
+        }
+      }
+    }
+  }
+  return excess;
+}
+
+TEST(LadderBanks, KaTileReadsAreConflictFreeOnlyWithPermutedRows) {
+  using Map128x256 = WarpTileMap<128, 256, 64, 64, 8, 16>;
+  using Map256x128 = WarpTileMap<256, 128, 64, 64, 8, 16>;
+  EXPECT_EQ((ka_read_worst_excess<Map128x256, 128, 8, true>()), 0);
+  EXPECT_EQ((ka_read_worst_excess<Map256x128, 256, 8, true>()), 0);
+  // rows 4 apart, 12 floats each: 8 rows in 2 bank groups, 4 deep
+  EXPECT_GT((ka_read_worst_excess<Map128x256, 128, 8, false>()), 0);
+}
+
+TEST(LadderMaps, KaPhysicalRowIsAPermutation) {
+  std::vector<int> seen(256, 0);
+  for (int x = 0; x < 256; ++x) ++seen[static_cast<std::size_t>(ka_physical_row<256>(x))];
+  for (int c : seen) EXPECT_EQ(c, 1);
+}
+
+// The KA copy's 16-byte stores (kKVec4 plan, permuted rows): wavefronts per warp and pass, as
+// the model counts them, against the ideal (docs/perf-notes.md quotes these).
+template <int BX, int BK, int THREADS>
+Wavefronts ka_store_worst() {
+  using Plan = CopyPlan<BX, BK, THREADS, CopyKind::kKVec4>;
+  Wavefronts worst{0, 0};
+  for (int warp = 0; warp < THREADS / kWarpSize; ++warp) {
+    for (int p = 0; p < Plan::kPasses; ++p) {
+      std::vector<int> words;
+      for (int lane = 0; lane < kWarpSize; ++lane) {
+        const int tid = warp * kWarpSize + lane;
+        words.push_back(ka_physical_row<BX>(Plan::x0(tid) + Plan::dx(p)) * (BK + 4) +
+                        Plan::k0(tid));
+      }
+      const Wavefronts w = count_wavefronts(words, 4);
+      if (w.needed > worst.needed) worst = w;
+    }
+  }
+  return worst;
+}
+
+TEST(LadderBanks, KaCopyStoresTakeTwiceTheIdealWavefronts) {
+  const Wavefronts w128 = ka_store_worst<128, 8, 256>();
+  EXPECT_EQ(w128.ideal, 4);
+  EXPECT_EQ(w128.needed, 8);
+  const Wavefronts w256 = ka_store_worst<256, 8, 256>();
+  EXPECT_EQ(w256.ideal, 4);
+  EXPECT_EQ(w256.needed, 8);
 }
 
 }  // namespace
