@@ -10,13 +10,19 @@
 //    they use cp.async.ca 4-byte copies, one element each, landing at S[k][x]: a warp reads 8 k
 //    (one 32-byte sector) of 4 rows, and with rows of BM+4 floats the 32 stores hit 32 banks.
 //  - out-of-bounds elements (M/N/K edges) are copied with src-size 0: zeros, nothing read.
+//  - `_ka` instances (Config::KA) keep a row-major A k-contiguous instead: [m][BK+4] with rows
+//    permuted so one LDS.128 of a warp hits 8 bank groups, one 16-byte cp.async per 4 k, and
+//    4 k of a row per LDS.128 (08_cp_async.cuh, AsyncCopyKA).
 //  - one commit group per K step (empty ones past the last tile) so cp.async.wait_group STAGES-2
 //    always means "the next tile has landed"; one __syncthreads per K step, placed before the
 //    fragments of the next stage are read; the stage refilled at step t is the one computed at t-1.
 // Dynamic shared memory: STAGES x BK x (BM + BN + 8) floats (e.g. 3 x 16 x 264 x 4 = 50688 bytes
 // for 128x128x16, opted in above 48 KiB); 2 blocks per SM for 8x8 thread tiles.
 //
-// measured: pending GPU run; docs/perf-notes.md holds the prediction and, later, the numbers.
+// measured (H200, 2026-11-22, docs/perf-notes.md): 4096^3 row-major 45.42 / 45.06 / 45.67 / 46.68
+// TFLOP/s for 128x128x8 s3 / 128x128x16 / w32x64 s4 / 128x256 t8x16 (cuBLAS 51.21); 128x256 t8x16
+// is the best SIMT instance at 2048^3 and up (0.885-0.934 of cuBLAS). The `_ka` and 256x128
+// instances came after that run: pending.
 // Command: tilegemm bench --kernels 'cp_async_*' --shape 4096x4096x4096 --shape 1024x1024x1024
 #include "08_cp_async.cuh"
 #include "families.hpp"
