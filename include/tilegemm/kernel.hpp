@@ -24,11 +24,11 @@ struct TileConfig {
 };
 
 struct KernelInfo {
-  std::string name;         // stable, encodes the config: "smem_tiled_t32", "blocktile_128x128x8_8x8"
-  std::string family;       // "naive", "smem_tiled", ...
-  int rung = 0;             // position on the ladder (the number of the family's source file)
+  std::string name;    // stable, encodes the config: "smem_tiled_t32", "blocktile_128x128x8_8x8"
+  std::string family;  // "naive", "smem_tiled", ...
+  int rung = 0;        // position on the ladder (the number of the family's source file)
   TileConfig tile;
-  std::string summary;      // one line: what this instance does
+  std::string summary;  // one line: what this instance does
   // True when launch() computes this (already validated, non-trivial) problem correctly.
   std::function<bool(const Problem&)> can_implement;
   // Enqueues the kernel on the stream; returns the launch error (cudaGetLastError()).

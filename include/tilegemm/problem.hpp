@@ -14,8 +14,8 @@ enum class Layout : std::uint8_t { kRowMajor, kColMajor };
 // (tf32 is stored as f32 and rounded by the kernel).
 enum class DType : std::uint8_t { kF32, kTF32, kBF16, kF16 };
 
-const char* layout_name(Layout layout);   // "row" / "col"
-const char* dtype_name(DType dtype);      // "f32", "tf32", "bf16", "f16"
+const char* layout_name(Layout layout);  // "row" / "col"
+const char* dtype_name(DType dtype);     // "f32", "tf32", "bf16", "f16"
 std::size_t dtype_bytes(DType dtype);
 
 template <typename Pointer>
@@ -59,8 +59,9 @@ struct Problem {
                       Layout la = Layout::kRowMajor, Layout lb = Layout::kRowMajor,
                       Layout lc = Layout::kRowMajor);
 
-  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) *
-                                static_cast<double>(k); }
+  double flops() const {
+    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  }
 };
 
 }  // namespace tilegemm

@@ -8,19 +8,19 @@ namespace tilegemm {
 
 enum class StatusCode : int {
   kSuccess = 0,
-  kNullA = 1,             // A has elements (m > 0 and k > 0) but its pointer is null
-  kNullB = 2,             // B has elements (k > 0 and n > 0) but its pointer is null
-  kNullC = 3,             // C has elements (m > 0 and n > 0) but its pointer is null
-  kInvalidM = 4,          // m < 0
-  kInvalidN = 5,          // n < 0
-  kInvalidK = 6,          // k < 0
-  kInvalidLda = 7,        // lda smaller than A's layout allows
-  kInvalidLdb = 8,        // ldb smaller than B's layout allows
-  kInvalidLdc = 9,        // ldc smaller than C's layout allows
-  kUnsupportedDtype = 10, // no kernel of the library takes this dtype combination
-  kUnknownKernel = 11,    // gemm() was given a kernel name the registry does not hold
-  kNotSupported = 12,     // the named kernel cannot implement this problem (can_implement == false)
-  kCudaError = 13,        // the CUDA runtime or cuBLAS reported an error; see cuda_error()
+  kNullA = 1,              // A has elements (m > 0 and k > 0) but its pointer is null
+  kNullB = 2,              // B has elements (k > 0 and n > 0) but its pointer is null
+  kNullC = 3,              // C has elements (m > 0 and n > 0) but its pointer is null
+  kInvalidM = 4,           // m < 0
+  kInvalidN = 5,           // n < 0
+  kInvalidK = 6,           // k < 0
+  kInvalidLda = 7,         // lda smaller than A's layout allows
+  kInvalidLdb = 8,         // ldb smaller than B's layout allows
+  kInvalidLdc = 9,         // ldc smaller than C's layout allows
+  kUnsupportedDtype = 10,  // no kernel of the library takes this dtype combination
+  kUnknownKernel = 11,     // gemm() was given a kernel name the registry does not hold
+  kNotSupported = 12,  // the named kernel cannot implement this problem (can_implement == false)
+  kCudaError = 13,     // the CUDA runtime or cuBLAS reported an error; see cuda_error()
 };
 
 class Status {

@@ -41,14 +41,14 @@ struct CaseSpec {
 };
 
 struct CheckResult {
-  Status status;                 // what the run returned
-  double rel_error = 0.0;        // ||C - ref||_F / ||ref||_F (0 when ||ref|| is 0 and C == ref)
+  Status status;           // what the run returned
+  double rel_error = 0.0;  // ||C - ref||_F / ||ref||_F (0 when ||ref|| is 0 and C == ref)
   double tolerance = 0.0;
-  std::int64_t nonfinite = 0;    // elements NaN/Inf where the reference is finite
+  std::int64_t nonfinite = 0;        // elements NaN/Inf where the reference is finite
   std::int64_t padding_written = 0;  // elements outside C's m x n that changed
   std::int64_t changed_bits = 0;     // alpha == 0 and beta == 1 only: elements not bit-identical
   bool passed = false;
-  std::string detail;            // one line, empty when passed
+  std::string detail;  // one line, empty when passed
 };
 
 // Device utilities the testbed is built from (also used by the benchmark).
@@ -87,7 +87,7 @@ class Testbed {
   float* c_before_ = nullptr;  // C as the run found it (for the padding check)
   double* ref_ = nullptr;      // m * n, row-major
   std::int64_t c_elems_ = 0;
-  void* scratch_ = nullptr;    // reduction results
+  void* scratch_ = nullptr;  // reduction results
 };
 
 }  // namespace tilegemm

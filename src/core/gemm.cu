@@ -41,9 +41,12 @@ Status gemm(const Problem& problem, std::string_view kernel, cudaStream_t stream
     if (chosen == nullptr) return Status(StatusCode::kUnknownKernel);
   }
   switch (quick_return(problem)) {
-    case QuickReturn::kNothing: return Status();
-    case QuickReturn::kScaleC: return scale_c(problem, stream);
-    case QuickReturn::kNone: break;
+    case QuickReturn::kNothing:
+      return Status();
+    case QuickReturn::kScaleC:
+      return scale_c(problem, stream);
+    case QuickReturn::kNone:
+      break;
   }
   if (chosen == nullptr) {
     chosen = select_kernel(problem);

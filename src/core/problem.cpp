@@ -8,10 +8,14 @@ const char* layout_name(Layout layout) {
 
 const char* dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::kF32: return "f32";
-    case DType::kTF32: return "tf32";
-    case DType::kBF16: return "bf16";
-    case DType::kF16: return "f16";
+    case DType::kF32:
+      return "f32";
+    case DType::kTF32:
+      return "tf32";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kF16:
+      return "f16";
   }
   return "unknown";
 }
@@ -19,9 +23,11 @@ const char* dtype_name(DType dtype) {
 std::size_t dtype_bytes(DType dtype) {
   switch (dtype) {
     case DType::kF32:
-    case DType::kTF32: return 4;
+    case DType::kTF32:
+      return 4;
     case DType::kBF16:
-    case DType::kF16: return 2;
+    case DType::kF16:
+      return 2;
   }
   return 0;
 }

@@ -6,20 +6,34 @@ namespace tilegemm {
 
 const char* status_code_name(StatusCode code) {
   switch (code) {
-    case StatusCode::kSuccess: return "success";
-    case StatusCode::kNullA: return "null_a";
-    case StatusCode::kNullB: return "null_b";
-    case StatusCode::kNullC: return "null_c";
-    case StatusCode::kInvalidM: return "invalid_m";
-    case StatusCode::kInvalidN: return "invalid_n";
-    case StatusCode::kInvalidK: return "invalid_k";
-    case StatusCode::kInvalidLda: return "invalid_lda";
-    case StatusCode::kInvalidLdb: return "invalid_ldb";
-    case StatusCode::kInvalidLdc: return "invalid_ldc";
-    case StatusCode::kUnsupportedDtype: return "unsupported_dtype";
-    case StatusCode::kUnknownKernel: return "unknown_kernel";
-    case StatusCode::kNotSupported: return "not_supported";
-    case StatusCode::kCudaError: return "cuda_error";
+    case StatusCode::kSuccess:
+      return "success";
+    case StatusCode::kNullA:
+      return "null_a";
+    case StatusCode::kNullB:
+      return "null_b";
+    case StatusCode::kNullC:
+      return "null_c";
+    case StatusCode::kInvalidM:
+      return "invalid_m";
+    case StatusCode::kInvalidN:
+      return "invalid_n";
+    case StatusCode::kInvalidK:
+      return "invalid_k";
+    case StatusCode::kInvalidLda:
+      return "invalid_lda";
+    case StatusCode::kInvalidLdb:
+      return "invalid_ldb";
+    case StatusCode::kInvalidLdc:
+      return "invalid_ldc";
+    case StatusCode::kUnsupportedDtype:
+      return "unsupported_dtype";
+    case StatusCode::kUnknownKernel:
+      return "unknown_kernel";
+    case StatusCode::kNotSupported:
+      return "not_supported";
+    case StatusCode::kCudaError:
+      return "cuda_error";
   }
   return "unknown_status";
 }
@@ -33,20 +47,32 @@ std::string Status::name() const {
 
 std::string Status::message() const {
   switch (code_) {
-    case StatusCode::kSuccess: return "success";
-    case StatusCode::kNullA: return "argument A: null pointer for a non-empty matrix";
-    case StatusCode::kNullB: return "argument B: null pointer for a non-empty matrix";
-    case StatusCode::kNullC: return "argument C: null pointer for a non-empty matrix";
-    case StatusCode::kInvalidM: return "argument m: must be >= 0";
-    case StatusCode::kInvalidN: return "argument n: must be >= 0";
-    case StatusCode::kInvalidK: return "argument k: must be >= 0";
-    case StatusCode::kInvalidLda: return "argument lda: smaller than A's layout allows";
-    case StatusCode::kInvalidLdb: return "argument ldb: smaller than B's layout allows";
-    case StatusCode::kInvalidLdc: return "argument ldc: smaller than C's layout allows";
+    case StatusCode::kSuccess:
+      return "success";
+    case StatusCode::kNullA:
+      return "argument A: null pointer for a non-empty matrix";
+    case StatusCode::kNullB:
+      return "argument B: null pointer for a non-empty matrix";
+    case StatusCode::kNullC:
+      return "argument C: null pointer for a non-empty matrix";
+    case StatusCode::kInvalidM:
+      return "argument m: must be >= 0";
+    case StatusCode::kInvalidN:
+      return "argument n: must be >= 0";
+    case StatusCode::kInvalidK:
+      return "argument k: must be >= 0";
+    case StatusCode::kInvalidLda:
+      return "argument lda: smaller than A's layout allows";
+    case StatusCode::kInvalidLdb:
+      return "argument ldb: smaller than B's layout allows";
+    case StatusCode::kInvalidLdc:
+      return "argument ldc: smaller than C's layout allows";
     case StatusCode::kUnsupportedDtype:
       return "argument dtype: no kernel takes this combination (fp32 A, B, C only)";
-    case StatusCode::kUnknownKernel: return "argument kernel: no registered kernel has this name";
-    case StatusCode::kNotSupported: return "argument kernel: cannot implement this problem";
+    case StatusCode::kUnknownKernel:
+      return "argument kernel: no registered kernel has this name";
+    case StatusCode::kNotSupported:
+      return "argument kernel: cannot implement this problem";
     case StatusCode::kCudaError:
       return std::string("CUDA error ") + name() + ": " +
              cudaGetErrorString(static_cast<cudaError_t>(cuda_error_));

@@ -5,7 +5,9 @@ namespace tilegemm {
 namespace {
 // A matrix needs storage unless one of its dimensions is zero. Negative dimensions count as
 // non-empty here so that the null-pointer check keeps its place first in the order.
-bool has_elements(std::int64_t rows, std::int64_t cols) { return rows != 0 && cols != 0; }
+bool has_elements(std::int64_t rows, std::int64_t cols) {
+  return rows != 0 && cols != 0;
+}
 }  // namespace
 
 Status validate(const Problem& p) {

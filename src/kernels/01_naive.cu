@@ -14,7 +14,7 @@ namespace {
 constexpr int kBlockX = 32;  // columns of C per block: one warp spans 32 consecutive columns
 constexpr int kBlockY = 8;   // rows of C per block
 
-__global__ void __launch_bounds__(kBlockX * kBlockY) naive_kernel(GemmArgs g) {
+__global__ void __launch_bounds__(kBlockX* kBlockY) naive_kernel(GemmArgs g) {
   const int row = blockIdx.y * kBlockY + threadIdx.y;
   const int col = blockIdx.x * kBlockX + threadIdx.x;
   if (row >= g.m || col >= g.n) return;
@@ -28,8 +28,7 @@ __global__ void __launch_bounds__(kBlockX * kBlockY) naive_kernel(GemmArgs g) {
 }
 
 cudaError_t launch_naive(const Problem& p, cudaStream_t stream) {
-  naive_kernel<<<tile_grid(p, kBlockY, kBlockX), dim3(kBlockX, kBlockY), 0, stream>>>(
-      make_args(p));
+  naive_kernel<<<tile_grid(p, kBlockY, kBlockX), dim3(kBlockX, kBlockY), 0, stream>>>(make_args(p));
   return cudaGetLastError();
 }
 

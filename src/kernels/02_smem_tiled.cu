@@ -14,7 +14,7 @@ namespace {
 
 /// @tparam T  tile edge: the block is T x T threads and computes a T x T tile of C.
 template <int T>
-__global__ void __launch_bounds__(T * T) smem_tiled_kernel(GemmArgs g) {
+__global__ void __launch_bounds__(T* T) smem_tiled_kernel(GemmArgs g) {
   static_assert(T >= 1 && T * T <= 1024, "a T x T block must not exceed 1024 threads");
   __shared__ float As[T][T];  // As[r][kk] = A(block_row + r, t*T + kk)
   __shared__ float Bs[T][T];  // Bs[kk][c] = B(t*T + kk, block_col + c)

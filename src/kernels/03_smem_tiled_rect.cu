@@ -15,7 +15,7 @@ namespace {
 /// @tparam TILE_N  columns of C per block; the block has TILE_N columns of threads (threadIdx.x)
 /// @tparam TILE_K  depth of one K step staged in shared memory
 template <int TILE_M, int TILE_N, int TILE_K>
-__global__ void __launch_bounds__(TILE_M * TILE_N) smem_tiled_rect_kernel(GemmArgs g) {
+__global__ void __launch_bounds__(TILE_M* TILE_N) smem_tiled_rect_kernel(GemmArgs g) {
   static_assert(TILE_M * TILE_N <= 1024, "one thread per C element: at most 1024 per block");
   static_assert(TILE_K >= 1, "a K step stages at least one column of A");
   __shared__ float As[TILE_M][TILE_K];  // As[r][kk] = A(block_row + r, t + kk)

@@ -29,11 +29,20 @@ inline GemmArgs make_args(const Problem& p) {
   const Strides sa = strides_of(p.a.layout, p.a.ld);
   const Strides sb = strides_of(p.b.layout, p.b.ld);
   const Strides sc = strides_of(p.c.layout, p.c.ld);
-  return GemmArgs{static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k),
-                  p.alpha, p.beta,
-                  static_cast<const float*>(p.a.data), sa.row, sa.col,
-                  static_cast<const float*>(p.b.data), sb.row, sb.col,
-                  static_cast<float*>(p.c.data), sc.row, sc.col};
+  return GemmArgs{static_cast<int>(p.m),
+                  static_cast<int>(p.n),
+                  static_cast<int>(p.k),
+                  p.alpha,
+                  p.beta,
+                  static_cast<const float*>(p.a.data),
+                  sa.row,
+                  sa.col,
+                  static_cast<const float*>(p.b.data),
+                  sb.row,
+                  sb.col,
+                  static_cast<float*>(p.c.data),
+                  sc.row,
+                  sc.col};
 }
 
 __host__ __device__ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {

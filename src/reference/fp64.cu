@@ -9,12 +9,12 @@
 namespace tilegemm::reference {
 namespace {
 
-constexpr int kTile = 64;             // C tile edge per block
-constexpr int kDepth = 16;            // K step
-constexpr int kThreads = 16;          // threads per block edge (16 x 16)
+constexpr int kTile = 64;               // C tile edge per block
+constexpr int kDepth = 16;              // K step
+constexpr int kThreads = 16;            // threads per block edge (16 x 16)
 constexpr int kPer = kTile / kThreads;  // results per thread per edge
 
-__global__ void __launch_bounds__(kThreads * kThreads)
+__global__ void __launch_bounds__(kThreads* kThreads)
     gemm_fp64_kernel(kernels::GemmArgs g, const float* c_in, double* out) {
   __shared__ double As[kTile][kDepth + 1];  // (m, k), padded: column reads hit distinct banks
   __shared__ double Bs[kDepth][kTile];      // (k, n)

@@ -24,8 +24,8 @@ __host__ __device__ std::uint64_t splitmix64(std::uint64_t x) {
 
 __global__ void fill_uniform_kernel(float* data, std::int64_t count, std::uint64_t seed) {
   const std::uint64_t key = splitmix64(seed);
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::uint64_t r = splitmix64(key ^ static_cast<std::uint64_t>(i));
     // 24 random bits -> [0, 1) exactly representable, then [-1, 1).
     data[i] = static_cast<float>(r >> 40) * (2.0f / 16777216.0f) - 1.0f;
@@ -33,8 +33,8 @@ __global__ void fill_uniform_kernel(float* data, std::int64_t count, std::uint64
 }
 
 __global__ void fill_value_kernel(float* data, std::int64_t count, float value) {
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     data[i] = value;
   }
 }
@@ -54,8 +54,8 @@ __global__ void compare_kernel(const float* c, const float* before, const double
                                std::int64_t total, bool check_bits, CompareSums* out) {
   double diff_sq = 0.0, ref_sq = 0.0;
   unsigned long long nonfinite = 0, padding = 0, changed = 0;
-  for (std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       e < total; e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  for (std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; e < total;
+       e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::int64_t outer = e / ld, inner = e % ld;
     const std::int64_t i = row_major ? outer : inner;
     const std::int64_t j = row_major ? inner : outer;
@@ -94,8 +94,7 @@ unsigned grid_for(std::int64_t count) {
   return static_cast<unsigned>(blocks < 4096 ? (blocks > 0 ? blocks : 1) : 4096);
 }
 
-std::int64_t alloc_elements(Layout layout, std::int64_t ld, std::int64_t rows,
-                            std::int64_t cols) {
+std::int64_t alloc_elements(Layout layout, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
   const std::int64_t outer = layout == Layout::kRowMajor ? rows : cols;
   return (outer > 0 ? outer : 1) * ld;
 }
@@ -110,10 +109,13 @@ std::string fmt_float(float v) {
 
 double tolerance(DType dtype, std::int64_t k) {
   switch (dtype) {
-    case DType::kF32: return 1e-5 * std::sqrt(static_cast<double>(k > 1 ? k : 1));
-    case DType::kTF32: return 1e-3;
+    case DType::kF32:
+      return 1e-5 * std::sqrt(static_cast<double>(k > 1 ? k : 1));
+    case DType::kTF32:
+      return 1e-3;
     case DType::kBF16:
-    case DType::kF16: return 1e-2;
+    case DType::kF16:
+      return 1e-2;
   }
   return 0.0;
 }
@@ -161,13 +163,12 @@ Testbed::Testbed(const CaseSpec& spec) : spec_(spec) {
   const std::int64_t ref_elems = spec.m * spec.n > 0 ? spec.m * spec.n : 1;
 
   auto alloc = [](auto** p, std::int64_t count) {
-    return cudaMalloc(reinterpret_cast<void**>(p),
-                      static_cast<std::size_t>(count) * sizeof(**p));
+    return cudaMalloc(reinterpret_cast<void**>(p), static_cast<std::size_t>(count) * sizeof(**p));
   };
   cudaError_t err = cudaSuccess;
-  for (auto step : {alloc(&a_, a_elems), alloc(&b_, b_elems), alloc(&c_, c_elems_),
-                    alloc(&c_init_, c_elems_), alloc(&c_before_, c_elems_),
-                    alloc(&ref_, ref_elems)}) {
+  for (auto step :
+       {alloc(&a_, a_elems), alloc(&b_, b_elems), alloc(&c_, c_elems_), alloc(&c_init_, c_elems_),
+        alloc(&c_before_, c_elems_), alloc(&ref_, ref_elems)}) {
     if (err == cudaSuccess) err = step;
   }
   if (err == cudaSuccess) err = cudaMalloc(&scratch_, sizeof(CompareSums));
@@ -185,8 +186,14 @@ Testbed::Testbed(const CaseSpec& spec) : spec_(spec) {
   problem_.c = {c_, spec.lc, ldc, DType::kF32};
 
   // Distinct, reproducible streams per operand.
-  if (Status s = fill_uniform(a_, a_elems, spec.seed * 3 + 0, 0); !s.ok()) { init_ = s; return; }
-  if (Status s = fill_uniform(b_, b_elems, spec.seed * 3 + 1, 0); !s.ok()) { init_ = s; return; }
+  if (Status s = fill_uniform(a_, a_elems, spec.seed * 3 + 0, 0); !s.ok()) {
+    init_ = s;
+    return;
+  }
+  if (Status s = fill_uniform(b_, b_elems, spec.seed * 3 + 1, 0); !s.ok()) {
+    init_ = s;
+    return;
+  }
   if (Status s = fill_uniform(c_init_, c_elems_, spec.seed * 3 + 2, 0); !s.ok()) {
     init_ = s;
     return;
@@ -194,7 +201,10 @@ Testbed::Testbed(const CaseSpec& spec) : spec_(spec) {
   // The reference reads the initial C through a problem whose C is c_init_.
   Problem ref_problem = problem_;
   ref_problem.c.data = c_init_;
-  if (Status s = reference::gemm_fp64(ref_problem, ref_, 0); !s.ok()) { init_ = s; return; }
+  if (Status s = reference::gemm_fp64(ref_problem, ref_, 0); !s.ok()) {
+    init_ = s;
+    return;
+  }
   init_ = cuda_status(cudaDeviceSynchronize());
 }
 
@@ -269,8 +279,8 @@ CheckResult Testbed::compare(cudaStream_t stream) {
   if (err == cudaSuccess) {
     const bool check_bits = spec_.alpha == 0.0f && spec_.beta == 1.0f;
     compare_kernel<<<grid_for(c_elems_), 256, 0, stream>>>(
-        c_, c_before_, ref_, spec_.m, spec_.n, problem_.c.ld,
-        spec_.lc == Layout::kRowMajor, c_elems_, check_bits, sums);
+        c_, c_before_, ref_, spec_.m, spec_.n, problem_.c.ld, spec_.lc == Layout::kRowMajor,
+        c_elems_, check_bits, sums);
     err = cudaGetLastError();
   }
   CompareSums host{};

@@ -10,8 +10,8 @@ namespace tilegemm {
 namespace {
 
 // Stores a row-major rows x cols matrix in `layout` with leading dimension ld.
-std::vector<float> store(const std::vector<float>& row_major, std::int64_t rows,
-                         std::int64_t cols, Layout layout, std::int64_t ld) {
+std::vector<float> store(const std::vector<float>& row_major, std::int64_t rows, std::int64_t cols,
+                         Layout layout, std::int64_t ld) {
   const std::int64_t outer = layout == Layout::kRowMajor ? rows : cols;
   std::vector<float> out(static_cast<std::size_t>(outer * ld), -99.0f);
   const Strides s = strides_of(layout, ld);

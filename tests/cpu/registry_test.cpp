@@ -1,9 +1,9 @@
 // Registry constraints: what every entry must declare, name lookup, the `auto` rule's coverage.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <set>
 #include <string>
-#include <array>
 #include <vector>
 
 #include "tilegemm/gemm.hpp"
@@ -12,8 +12,8 @@ namespace tilegemm {
 namespace {
 
 TEST(Registry, HoldsTheSeedsKernels) {
-  for (const char* name : {"naive", "smem_tiled_t8", "smem_tiled_t16", "smem_tiled_t32",
-                           "smem_tiled_rect_32x16x16"}) {
+  for (const char* name :
+       {"naive", "smem_tiled_t8", "smem_tiled_t16", "smem_tiled_t32", "smem_tiled_rect_32x16x16"}) {
     EXPECT_NE(find_kernel(name), nullptr) << name;
   }
   EXPECT_GE(match_kernels("smem_tiled_rect_*").size(), 2u);
@@ -60,8 +60,9 @@ TEST(Registry, AutoCoversEveryShapeClassAndLayout) {
   // misaligned pointers; nothing is dereferenced.
   alignas(16) static float buf[4];
   const std::vector<std::array<std::int64_t, 3>> shapes = {
-      {1, 1, 1},     {7, 13, 5},      {16, 4096, 4096}, {4095, 4095, 4095}, {1000, 1000, 1000},
-      {8192, 1024, 8192}, {4096, 4096, 16384}, {256, 256, 256}, {1, 4096, 1}, {4097, 3, 65}};
+      {1, 1, 1},          {7, 13, 5},         {16, 4096, 4096},    {4095, 4095, 4095},
+      {1000, 1000, 1000}, {8192, 1024, 8192}, {4096, 4096, 16384}, {256, 256, 256},
+      {1, 4096, 1},       {4097, 3, 65}};
   for (const auto& s : shapes) {
     for (int mix = 0; mix < 8; ++mix) {
       const Layout la = (mix & 4) ? Layout::kColMajor : Layout::kRowMajor;

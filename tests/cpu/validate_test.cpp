@@ -18,7 +18,9 @@ struct Fixture {
   Problem p = Problem::make(4, 5, 3, a.data(), b.data(), c.data());
 };
 
-StatusCode code_of(const Problem& p) { return validate(p).code(); }
+StatusCode code_of(const Problem& p) {
+  return validate(p).code();
+}
 
 TEST(Validate, AcceptsAValidProblemInEveryLayoutMix) {
   Fixture f;
@@ -90,23 +92,40 @@ TEST(Validate, ChecksInBlasOrder) {
   p.b.ld = 0;
   p.c.ld = 0;
   p.a.dtype = DType::kBF16;
-  const StatusCode order[] = {StatusCode::kNullA,      StatusCode::kNullC,
-                              StatusCode::kInvalidM,   StatusCode::kInvalidN,
-                              StatusCode::kInvalidK,   StatusCode::kInvalidLda,
-                              StatusCode::kInvalidLdb, StatusCode::kInvalidLdc,
-                              StatusCode::kUnsupportedDtype};
+  const StatusCode order[] = {
+      StatusCode::kNullA,      StatusCode::kNullC,      StatusCode::kInvalidM,
+      StatusCode::kInvalidN,   StatusCode::kInvalidK,   StatusCode::kInvalidLda,
+      StatusCode::kInvalidLdb, StatusCode::kInvalidLdc, StatusCode::kUnsupportedDtype};
   for (StatusCode expected : order) {
     ASSERT_EQ(code_of(p), expected);
     switch (expected) {
-      case StatusCode::kNullA: p.a.data = f.a.data(); break;
-      case StatusCode::kNullC: p.c.data = f.c.data(); break;
-      case StatusCode::kInvalidM: p.m = 4; break;
-      case StatusCode::kInvalidN: p.n = 5; break;
-      case StatusCode::kInvalidK: p.k = 3; break;
-      case StatusCode::kInvalidLda: p.a.ld = 3; break;
-      case StatusCode::kInvalidLdb: p.b.ld = 5; break;
-      case StatusCode::kInvalidLdc: p.c.ld = 5; break;
-      default: p.a.dtype = DType::kF32; break;
+      case StatusCode::kNullA:
+        p.a.data = f.a.data();
+        break;
+      case StatusCode::kNullC:
+        p.c.data = f.c.data();
+        break;
+      case StatusCode::kInvalidM:
+        p.m = 4;
+        break;
+      case StatusCode::kInvalidN:
+        p.n = 5;
+        break;
+      case StatusCode::kInvalidK:
+        p.k = 3;
+        break;
+      case StatusCode::kInvalidLda:
+        p.a.ld = 3;
+        break;
+      case StatusCode::kInvalidLdb:
+        p.b.ld = 5;
+        break;
+      case StatusCode::kInvalidLdc:
+        p.c.ld = 5;
+        break;
+      default:
+        p.a.dtype = DType::kF32;
+        break;
     }
   }
   EXPECT_TRUE(validate(p).ok());

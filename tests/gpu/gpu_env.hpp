@@ -16,9 +16,9 @@ inline bool has_cuda_device() {
 
 }  // namespace tilegemm::testing
 
-#define TILEGEMM_REQUIRE_GPU()                                                        \
-  do {                                                                                \
-    if (!::tilegemm::testing::has_cuda_device()) {                                    \
+#define TILEGEMM_REQUIRE_GPU()                                                         \
+  do {                                                                                 \
+    if (!::tilegemm::testing::has_cuda_device()) {                                     \
       GTEST_SKIP() << "no CUDA device: GPU test skipped (runs on a machine with one)"; \
-    }                                                                                 \
+    }                                                                                  \
   } while (0)

@@ -16,8 +16,7 @@ namespace {
 
 std::vector<float> download(const float* d, std::int64_t count) {
   std::vector<float> h(static_cast<std::size_t>(count));
-  EXPECT_EQ(cudaMemcpy(h.data(), d, h.size() * sizeof(float), cudaMemcpyDeviceToHost),
-            cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(h.data(), d, h.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
   return h;
 }
 
@@ -83,8 +82,8 @@ TEST(Library, CublasProviderMatchesFp64InEveryLayoutMix) {
     s.pad_c = 3;
     Testbed tb(s);
     ASSERT_TRUE(tb.init_status().ok());
-    const CheckResult r = tb.run_and_check(
-        [&](const Problem& p, cudaStream_t st) { return cublas.gemm(p, st); }, 0);
+    const CheckResult r =
+        tb.run_and_check([&](const Problem& p, cudaStream_t st) { return cublas.gemm(p, st); }, 0);
     EXPECT_TRUE(r.passed) << s.to_string() << ": " << r.detail;
     EXPECT_LT(r.rel_error, 1e-5);
   }
@@ -101,8 +100,8 @@ TEST(Library, DeviceFp64ReferenceMatchesHostReference) {
     ASSERT_TRUE(tb.init_status().ok());
     ASSERT_TRUE(tb.reset_c(0).ok());
     const Problem& dp = tb.problem();
-    const auto a = download(static_cast<const float*>(dp.a.data),
-                            (la == Layout::kRowMajor ? m : k) * dp.a.ld);
+    const auto a =
+        download(static_cast<const float*>(dp.a.data), (la == Layout::kRowMajor ? m : k) * dp.a.ld);
     const auto b = download(static_cast<const float*>(dp.b.data), n * dp.b.ld);
     const auto c = download(static_cast<const float*>(dp.c.data), m * dp.c.ld);
     Problem hp = dp;
@@ -130,8 +129,7 @@ TEST(Library, TestbedCatchesAWrongKernel) {
   // A "kernel" that does nothing leaves the NaN poison: the check must fail, not pass.
   Testbed tb(spec_of(64, 64, 64, 1.0f, 0.0f));
   ASSERT_TRUE(tb.init_status().ok());
-  const CheckResult r =
-      tb.run_and_check([](const Problem&, cudaStream_t) { return Status(); }, 0);
+  const CheckResult r = tb.run_and_check([](const Problem&, cudaStream_t) { return Status(); }, 0);
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.nonfinite, 64 * 64);
   // A kernel that skips one K step is off far beyond the tolerance.
