@@ -20,7 +20,8 @@ enum class StatusCode : int {
   kUnsupportedDtype = 10,  // no kernel of the library takes this dtype combination
   kUnknownKernel = 11,     // gemm() was given a kernel name the registry does not hold
   kNotSupported = 12,  // the named kernel cannot implement this problem (can_implement == false)
-  kCudaError = 13,     // the CUDA runtime or cuBLAS reported an error; see cuda_error()
+  kCudaError = 13,     // the CUDA runtime reported an error; see cuda_error()
+  kCublasError = 14,   // cuBLAS (the reference provider) failed; cuda_error() holds its status
 };
 
 class Status {

@@ -1,5 +1,6 @@
 #include "tilegemm/status.hpp"
 
+#include <cublas_api.h>
 #include <cuda_runtime_api.h>
 
 namespace tilegemm {
@@ -34,6 +35,8 @@ const char* status_code_name(StatusCode code) {
       return "not_supported";
     case StatusCode::kCudaError:
       return "cuda_error";
+    case StatusCode::kCublasError:
+      return "cublas_error";
   }
   return "unknown_status";
 }
@@ -41,6 +44,9 @@ const char* status_code_name(StatusCode code) {
 std::string Status::name() const {
   if (code_ == StatusCode::kCudaError) {
     return cudaGetErrorName(static_cast<cudaError_t>(cuda_error_));
+  }
+  if (code_ == StatusCode::kCublasError) {
+    return cublasGetStatusName(static_cast<cublasStatus_t>(cuda_error_));
   }
   return status_code_name(code_);
 }
@@ -76,6 +82,9 @@ std::string Status::message() const {
     case StatusCode::kCudaError:
       return std::string("CUDA error ") + name() + ": " +
              cudaGetErrorString(static_cast<cudaError_t>(cuda_error_));
+    case StatusCode::kCublasError:
+      return std::string("cuBLAS error ") + name() + ": " +
+             cublasGetStatusString(static_cast<cublasStatus_t>(cuda_error_));
   }
   return "unknown status";
 }

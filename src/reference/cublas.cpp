@@ -6,18 +6,15 @@ namespace tilegemm::reference {
 
 namespace {
 Status from_cublas(cublasStatus_t s) {
-  if (s == CUBLAS_STATUS_SUCCESS) return Status();
-  // cuBLAS failures are reported through the CUDA error slot; the launch failure name is the
-  // closest CUDA equivalent, and the message keeps cuBLAS's own name.
-  return Status(StatusCode::kCudaError, static_cast<int>(cudaErrorLaunchFailure));
+  return s == CUBLAS_STATUS_SUCCESS ? Status()
+                                    : Status(StatusCode::kCublasError, static_cast<int>(s));
 }
 }  // namespace
 
 Cublas::Cublas() {
   cublasHandle_t h = nullptr;
-  const cublasStatus_t s = cublasCreate(&h);
-  if (s != CUBLAS_STATUS_SUCCESS) {
-    init_ = Status(StatusCode::kCudaError, static_cast<int>(cudaErrorNoDevice));
+  if (const cublasStatus_t s = cublasCreate(&h); s != CUBLAS_STATUS_SUCCESS) {
+    init_ = from_cublas(s);
     return;
   }
   handle_ = h;

@@ -206,6 +206,9 @@ TEST(Status, NamesAndMessagesNameTheArgument) {
   EXPECT_NE(Status(StatusCode::kInvalidK).message().find("argument k"), std::string::npos);
   EXPECT_EQ(Status(StatusCode::kCudaError, cudaErrorInvalidValue).name(), "cudaErrorInvalidValue");
   EXPECT_NE(Status(StatusCode::kCudaError, 1), Status(StatusCode::kCudaError, 2));
+  const Status cublas(StatusCode::kCublasError, 1);  // CUBLAS_STATUS_NOT_INITIALIZED
+  EXPECT_EQ(cublas.name(), "CUBLAS_STATUS_NOT_INITIALIZED");
+  EXPECT_NE(cublas.message().find("cuBLAS"), std::string::npos);
 }
 
 }  // namespace
