@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -34,9 +36,12 @@ std::string slurp(const std::string& path) {
 
 // Runs the CLI with `args` (a shell word list) and captures both streams.
 RunResult run_cli(const std::string& args) {
-  const std::string dir = ::testing::TempDir();
-  const std::string out_path = dir + "tilegemm_cli_test.out";
-  const std::string err_path = dir + "tilegemm_cli_test.err";
+  // CTest runs tests in parallel processes: every call gets its own capture files.
+  static int calls = 0;
+  const std::string stem = ::testing::TempDir() + "tilegemm_cli_test." +
+                           std::to_string(::getpid()) + "." + std::to_string(++calls);
+  const std::string out_path = stem + ".out";
+  const std::string err_path = stem + ".err";
   const std::string command = std::string("'") + TILEGEMM_CLI_PATH + "' " + args + " >'" +
                               out_path + "' 2>'" + err_path + "'";
   const int status = std::system(command.c_str());
@@ -44,6 +49,8 @@ RunResult run_cli(const std::string& args) {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(out_path);
   r.err = slurp(err_path);
+  std::remove(out_path.c_str());
+  std::remove(err_path.c_str());
   return r;
 }
 
