@@ -31,6 +31,7 @@ run_step() {
   "$@" >"$R/$name.log" 2>&1
   local rc=$?
   note "step $name: exit $rc, $((SECONDS - t0)) s"
+  tar czf "$OUT/run.tgz" -C "$OUT" run  # packed after every step: a cut-off run keeps its logs
   return $rc
 }
 
