@@ -1,5 +1,7 @@
 #include <cublas_v2.h>
 
+#include <cstdint>
+
 #include "tilegemm/reference.hpp"
 
 namespace tilegemm::reference {
@@ -33,20 +35,20 @@ Status Cublas::gemm(const Problem& p, cudaStream_t stream) {
   const auto* a = static_cast<const float*>(p.a.data);
   const auto* b = static_cast<const float*>(p.b.data);
   auto* c = static_cast<float*>(p.c.data);
-  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
-  const int lda = static_cast<int>(p.a.ld), ldb = static_cast<int>(p.b.ld);
-  const int ldc = static_cast<int>(p.c.ld);
+  // The 64-bit API: sizes and leading dimensions are int64_t, as in the problem.
+  const std::int64_t m = p.m, n = p.n, k = p.k;
+  const std::int64_t lda = p.a.ld, ldb = p.b.ld, ldc = p.c.ld;
   cublasStatus_t s;
   if (p.c.layout == Layout::kColMajor) {
     // C (m x n) = op(A) op(B): a row-major operand read column-major is its transpose.
     const cublasOperation_t op_a = p.a.layout == Layout::kColMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
     const cublasOperation_t op_b = p.b.layout == Layout::kColMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
-    s = cublasSgemm(handle_, op_a, op_b, m, n, k, &p.alpha, a, lda, b, ldb, &p.beta, c, ldc);
+    s = cublasSgemm_64(handle_, op_a, op_b, m, n, k, &p.alpha, a, lda, b, ldb, &p.beta, c, ldc);
   } else {
     // Row-major C is column-major C^T (n x m) = B^T A^T.
     const cublasOperation_t op_b = p.b.layout == Layout::kRowMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
     const cublasOperation_t op_a = p.a.layout == Layout::kRowMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
-    s = cublasSgemm(handle_, op_b, op_a, n, m, k, &p.alpha, b, ldb, a, lda, &p.beta, c, ldc);
+    s = cublasSgemm_64(handle_, op_b, op_a, n, m, k, &p.alpha, b, ldb, a, lda, &p.beta, c, ldc);
   }
   return from_cublas(s);
 }
