@@ -83,6 +83,19 @@ void register_cp_async(Registry& r) {
       r, "cuBLAS's tile shape: 256x128, 4 x 2 warps of 64x64, 8x16 thread tiles, 1 block/SM");
   add_instance<Config<256, 128, 8, 64, 64, 8, 16, 3, true, true>>(
       r, "256x128 with row-major A kept k-contiguous in shared memory (16-byte cp.async)");
+  // Third-pass candidates, read off the SASS of the 128x256 main loop (docs/perf-notes.md,
+  // "Third pass" holds the instruction counts and the predictions).
+  constexpr int kLean = 1, kLeanMid = 3;
+  add_instance<Config<128, 256, 16, 64, 64, 8, 16, 3, true>>(
+      r, "BK = 16: half the barriers, waits and copy set-ups per FFMA, 73.5 KB opt-in smem");
+  add_instance<Config<128, 256, 8, 64, 64, 8, 16, 4, true>>(
+      r, "4 stages: one more tile in flight, 49 KB opt-in smem");
+  add_instance<Config<128, 256, 8, 64, 64, 8, 16, 3, true, false, kLean>>(
+      r, "interior tiles copied without predicates or fallback addresses");
+  add_instance<Config<128, 256, 8, 64, 64, 8, 16, 3, true, false, kLeanMid>>(
+      r, "lean copies issued halfway through the K step, away from the barrier");
+  add_instance<Config<128, 256, 16, 64, 64, 8, 16, 3, true, false, kLeanMid>>(
+      r, "BK = 16 with lean copies issued mid-step");
 }
 
 }  // namespace tilegemm::kernels

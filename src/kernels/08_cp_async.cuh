@@ -46,13 +46,21 @@ struct Schedule {
 /// @tparam KA      a row-major (k-contiguous) A is kept k-contiguous in shared memory, [m][BK+4]
 ///                 with rows interleaved (see AsyncCopyKA), copied by 16-byte cp.async and read
 ///                 as 4 k per LDS.128 (needs vec4_aligned A); false: the k-major tile of rung 6
+/// @tparam OPT     main-loop options, a sum of the kOpt* flags below (third pass, SASS-guided):
+///                 kOptLean: tiles wholly inside the matrix are copied without predicates or
+///                 fallback addresses; kOptMid: the next tile's copies are issued halfway
+///                 through the K step instead of at its start
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, bool X_VEC_,
-          bool KA_ = false>
+          bool KA_ = false, int OPT_ = 0>
 struct Config {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
   static constexpr int STAGES = STAGES_;
   static constexpr bool X_VEC = X_VEC_;
   static constexpr bool KA = KA_;
+  static constexpr int kOptLean = 1, kOptMid = 2;
+  static constexpr bool kLean = (OPT_ & kOptLean) != 0;
+  static constexpr bool kMid = (OPT_ & kOptMid) != 0;
+  static constexpr int kIssueK = kMid ? BK_ / 2 : 0;  // the k of a step that issues the copies
   using Map = ladder::WarpTileMap<BM, BN, WM, WN, TM, TN>;
   static constexpr int kThreads = Map::kThreads;
   static constexpr int kPad = 4;          // floats added to each k-row (rung 6)
@@ -74,12 +82,14 @@ struct Config {
     return b_k ? CopyKind::kKScalar : X_VEC ? CopyKind::kXVec4 : CopyKind::kXScalar;
   }
 
-  // "128x128x8_w64x32_t8x8_s3" (+ "_ka" for the k-contiguous A tile, "_anyalign" for 4-byte
+  // "128x128x8_w64x32_t8x8_s3" (+ "_ka" for the k-contiguous A tile, "_lean" for the
+  // predicate-free interior copies, "_mid" for the copies issued mid-step, "_anyalign" for 4-byte
   // copies)
   static std::string tag() {
     return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + "_w" +
            std::to_string(WM) + "x" + std::to_string(WN) + "_t" + std::to_string(TM) + "x" +
-           std::to_string(TN) + "_s" + std::to_string(STAGES) + (KA ? "_ka" : "") + (X_VEC ? "" : "_anyalign");
+           std::to_string(TN) + "_s" + std::to_string(STAGES) + (KA ? "_ka" : "") + (kLean ? "_lean" : "") + (kMid ? "_mid" : "") +
+           (X_VEC ? "" : "_anyalign");
   }
   static TileConfig tile_config() {
     TileConfig t;
@@ -149,6 +159,23 @@ struct AsyncCopy {
     }
   }
 
+  // issue() for a tile wholly inside the matrix (every x and every k in bounds): no predicates,
+  // no fallback address, full copies.
+  __device__ __forceinline__ void issue_interior(float* stage, std::int64_t ld) const {
+#pragma unroll
+    for (int p = 0; p < Plan::kPasses; ++p) {
+      const int dx = Plan::dx(p);
+      const int dk = Plan::dk(p);
+      const float* g = K_CONTIG ? src + dx * ld + dk : src + dk * ld + dx;
+      float* s = stage + smem_off + dk * LD + dx;
+      if constexpr (Plan::kWidth == 4) {
+        ladder::cp_async_16(s, g, 16);
+      } else {
+        ladder::cp_async_4(s, g, 4);
+      }
+    }
+  }
+
   __device__ __forceinline__ void advance(std::int64_t step) {
     src += step;
   }
@@ -198,6 +225,15 @@ struct AsyncCopyKA {
       const int bytes = ((x_mask >> p) & 1u) != 0 ? k_bytes : 0;
       ladder::cp_async_16(stage + smem_off + (dx / 4) * LDK, bytes > 0 ? src + dx * ld : fallback,
                           bytes);
+    }
+  }
+
+  // issue() for a tile wholly inside the matrix: every row in, all 4 k of every vector in.
+  __device__ __forceinline__ void issue_interior(float* stage, std::int64_t ld) const {
+#pragma unroll
+    for (int p = 0; p < Plan::kPasses; ++p) {
+      const int dx = Plan::dx(p);
+      ladder::cp_async_16(stage + smem_off + (dx / 4) * LDK, src + dx * ld, 16);
     }
   }
 
@@ -255,6 +291,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
                 "warp tiles must tile the block tile, 32 lanes of 4x4 sub-tiles each");
   static_assert(APlan::valid() && BPlan::valid(), "each stage must split evenly among the threads");
   static_assert(STAGES >= 2 && STAGES <= 4, "2..4 stages: one computing, the rest loading");
+  static_assert(C::kIssueK < BK - 1,
+                "the step's copies are committed before its wait for the next tile");
   static_assert(BK % 4 == 0 && BK >= 4, "k-contiguous copies take whole 4-k groups");
   static_assert(C::kPad % 4 == 0,
                 "padded rows must stay 16-byte aligned for LDS.128 and cp.async 16");
@@ -346,20 +384,32 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
   }
   ladder::load_fragment<Map::kSubN, Map::kSubStepN>(b_frag[0], b_read + col);
 
-  for (int t = 0; t < num_tiles; ++t) {
-    // Refill the stage computed in step t-1 (everybody passed the barrier after reading it).
-    const int t_load = t + STAGES - 1;
-    if (t_load < num_tiles) {
-      const int k_lim = k_left - t_load * BK;
-      a_copy.issue(a_stage(write_stage), lda, k_lim - a_k0, g.a);
-      b_copy.issue(b_stage(write_stage), ldb, k_lim - b_k0, g.b);
-      a_copy.advance(a_step);
-      b_copy.advance(b_step);
-    }
-    ladder::cp_async_commit();
+  // kLean: tiles [0, full_tiles) of the split lie wholly inside the matrix (the block tile inside
+  // M and N, the K tile inside K) and take the predicate-free copy.
+  const bool block_interior = rows_left >= C::BM && cols_left >= C::BN;
+  const int full_tiles = C::kLean && block_interior ? min(num_tiles, k_left / BK) : 0;
 
+  for (int t = 0; t < num_tiles; ++t) {
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
+      if (kk == C::kIssueK) {
+        // Refill the stage computed in step t-1 (everybody passed the barrier after reading it,
+        // before the first k of this step).
+        const int t_load = t + STAGES - 1;
+        if (C::kLean && t_load < full_tiles) {
+          a_copy.issue_interior(a_stage(write_stage), lda);
+          b_copy.issue_interior(b_stage(write_stage), ldb);
+          a_copy.advance(a_step);
+          b_copy.advance(b_step);
+        } else if (t_load < num_tiles) {
+          const int k_lim = k_left - t_load * BK;
+          a_copy.issue(a_stage(write_stage), lda, k_lim - a_k0, g.a);
+          b_copy.issue(b_stage(write_stage), ldb, k_lim - b_k0, g.b);
+          a_copy.advance(a_step);
+          b_copy.advance(b_step);
+        }
+        ladder::cp_async_commit();
+      }
       if (kk == BK - 1) {
         // Before reading the next stage: its copies have landed (the STAGES-2 newer groups may
         // still fly) and every thread's copies are visible.
