@@ -19,10 +19,12 @@
 // Dynamic shared memory: STAGES x BK x (BM + BN + 8) floats (e.g. 3 x 16 x 264 x 4 = 50688 bytes
 // for 128x128x16, opted in above 48 KiB); 2 blocks per SM for 8x8 thread tiles.
 //
-// measured (H200, 2026-11-22, docs/perf-notes.md): 4096^3 row-major 45.42 / 45.06 / 45.67 / 46.68
-// TFLOP/s for 128x128x8 s3 / 128x128x16 / w32x64 s4 / 128x256 t8x16 (cuBLAS 51.21); 128x256 t8x16
-// is the best SIMT instance at 2048^3 and up (0.885-0.934 of cuBLAS). The `_ka` and 256x128
-// instances came after that run: pending.
+// measured (NVIDIA H200, 2026-11-22, row-major A, B, C),
+// from bench/results/NVIDIA-H200_2026-11-22_ladder.json:
+// at 4096^3 128x256x8 t8x16 46.62 TFLOP/s (0.907 of cuBLAS's 51.38), 128x128x8 s3 45.38 (0.883),
+// 256x128 44.52 (0.866), 128x256 `_ka` 38.77 (0.755); at 1024^3 128x128x8 s3 19.65 (0.535), 128x256
+// 10.86 (0.296). The third-pass instances (BK 16, s4, `_lean`, `_mid`) came after that run:
+// pending.
 // Command: tilegemm bench --kernels 'cp_async_*' --shape 4096x4096x4096 --shape 1024x1024x1024
 #include "08_cp_async.cuh"
 #include "families.hpp"

@@ -25,9 +25,10 @@
 // stream-ordered cudaFreeAsync/cudaMallocAsync (a kernel still using the old buffer on that
 // stream finishes first), freed at exit.
 //
-// measured (H200, 2026-11-22, docs/perf-notes.md): small split-K 1.28 at 256^3 and 0.935 at
-// 1024^3, skinny 0.948 at 512^3 and 2.28 at 16x4096x4096 (row-major B, ratio to cuBLAS); the
-// 128x256 `tuned_large` pair came after that run: pending.
+// measured (NVIDIA H200, 2026-11-22, row-major A, B, C),
+// from bench/results/NVIDIA-H200_2026-11-22_ladder.json:
+// tuned_large 128x256 46.64 TFLOP/s at 4096^3 (0.908 of cuBLAS); small split-K 34.34 at 1024^3
+// (0.935). More shapes and column-major B: docs/perf-notes.md and docs/ladder.md.
 // Command: tilegemm bench --kernels 'tuned_*' --shape 4096x4096x4096 --shape 1024x1024x1024
 #include <algorithm>
 #include <map>
