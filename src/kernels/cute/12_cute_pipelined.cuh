@@ -177,12 +177,14 @@ __global__ void __launch_bounds__(kThreads, BN == 128 ? 2 : 1) cute_pipelined_ke
         __syncthreads();
       }
       // Register double buffer: fetch k block kb+1 (block 0 of the next tile when kb is the
-      // last) while kb computes. Past the last tile there is nothing to fetch.
+      // last) while kb computes. Unconditional: after the last tile the fetch reads a stage
+      // that no cp.async still writes (every group left is empty) and its values go unused.
+      // A guard here would make the loads predicated, which ties each destination register to
+      // its old value and kept ptxas from moving the last k block's FFMAs above the barrier
+      // (SASS analysis in docs/cute.md).
       const int k_block_next = (k_block + 1) % BK;
-      if (!last_block || k_tile + 1 < k_tiles) {
-        copy(tCsA_read(_, _, k_block_next), tCrA(_, _, k_block_next));  // 2 x LDS.128
-        copy(tCsB_read(_, _, k_block_next), tCrB(_, _, k_block_next));  // BN / 64 x LDS.128
-      }
+      copy(tCsA_read(_, _, k_block_next), tCrA(_, _, k_block_next));  // 2 x LDS.128
+      copy(tCsB_read(_, _, k_block_next), tCrB(_, _, k_block_next));  // BN / 64 x LDS.128
       if (k_block == 0) {
         // Refill the stage freed by the previous step's barrier with tile k_tile + STAGES - 1.
         const int fetch = k_tile + STAGES - 1;
