@@ -14,6 +14,9 @@
 //
 // Measured: pending GPU run
 //   (`tilegemm bench --kernels cute_tiled --shape 4096x4096x4096`, beside cuBLAS).
+#include <string>
+#include <utility>
+
 #include "../families.hpp"
 #include "cute_common.cuh"
 
@@ -44,7 +47,11 @@ __device__ __forceinline__ void load_tile(const TiledCopy& tiled_copy, const Src
 /// @tparam BM  rows of C per block (the TiledMMA's 16 threads x 8 values)
 /// @tparam BN  columns of C per block (16 threads x 8 values)
 /// @tparam BK  depth of one K step staged in shared memory
-template <int BM, int BN, int BK>
+/// @tparam FRAGMENT_DB  false: each k block's fragments are read from shared memory just before
+///                      its FFMAs (the seed's order); true: register double buffer, k block kb+1
+///                      (block 0 of the next buffer, read right after the barrier) is read while
+///                      kb computes, so no FFMA waits on a shared load after the barrier
+template <int BM, int BN, int BK, bool FRAGMENT_DB>
 __global__ void __launch_bounds__(kThreads, 2) cute_tiled_kernel(MnkArgs g) {
   // Preconditions
   static_assert(BM == kMmaTileM && BN == kMmaTileN,
@@ -117,36 +124,90 @@ __global__ void __launch_bounds__(kThreads, 2) cute_tiled_kernel(MnkArgs g) {
   CUTE_STATIC_ASSERT_V(size(tCrC) == Int<kThreadTileM * kThreadTileN>{});  // 8 x 8 per thread
   clear(tCrC);
 
-  // Prologue: K step 0 into shared buffer 0.
   const int k_tiles = size<2>(gA);
-  load_tile<BM, BK>(copy_a, tAgA(_, _, _, 0), tArA, tAcA, m_residue, g.k);
-  load_tile<BN, BK>(copy_b, tBgB(_, _, _, 0), tBrB, tBcB, n_residue, g.k);
-  copy(copy_a, tArA, tAsA(_, _, _, 0));
-  copy(copy_b, tBrB, tBsB(_, _, _, 0));
-  __syncthreads();
+  if constexpr (!FRAGMENT_DB) {
+    // Prologue: K step 0 into shared buffer 0.
+    load_tile<BM, BK>(copy_a, tAgA(_, _, _, 0), tArA, tAcA, m_residue, g.k);
+    load_tile<BN, BK>(copy_b, tBgB(_, _, _, 0), tBrB, tBcB, n_residue, g.k);
+    copy(copy_a, tArA, tAsA(_, _, _, 0));
+    copy(copy_b, tBrB, tBsB(_, _, _, 0));
+    __syncthreads();
 
-  CUTE_NO_UNROLL
-  for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-    const int read = k_tile & 1;
-    const bool has_next = k_tile + 1 < k_tiles;
-    // Issue the next K step's global loads now; they land while this step computes.
-    if (has_next) {
-      const int k_residue = g.k - (k_tile + 1) * BK;
-      load_tile<BM, BK>(copy_a, tAgA(_, _, _, k_tile + 1), tArA, tAcA, m_residue, k_residue);
-      load_tile<BN, BK>(copy_b, tBgB(_, _, _, k_tile + 1), tBrB, tBcB, n_residue, k_residue);
+    CUTE_NO_UNROLL
+    for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+      const int read = k_tile & 1;
+      const bool has_next = k_tile + 1 < k_tiles;
+      // Issue the next K step's global loads now; they land while this step computes.
+      if (has_next) {
+        const int k_residue = g.k - (k_tile + 1) * BK;
+        load_tile<BM, BK>(copy_a, tAgA(_, _, _, k_tile + 1), tArA, tAcA, m_residue, k_residue);
+        load_tile<BN, BK>(copy_b, tBgB(_, _, _, k_tile + 1), tBrB, tBcB, n_residue, k_residue);
+      }
+      CUTE_UNROLL
+      for (int k_block = 0; k_block < BK; ++k_block) {
+        copy(tCsA(_, _, k_block, read), tCrA(_, _, k_block));             // 2 x LDS.128
+        copy(tCsB(_, _, k_block, read), tCrB(_, _, k_block));             // 2 x LDS.128
+        cute::gemm(mma, tCrA(_, _, k_block), tCrB(_, _, k_block), tCrC);  // 64 FFMA
+      }
+      // The other buffer was last read in the previous step, before the barrier that ended it.
+      if (has_next) {
+        copy(copy_a, tArA, tAsA(_, _, _, read ^ 1));
+        copy(copy_b, tBrB, tBsB(_, _, _, read ^ 1));
+      }
+      __syncthreads();  // the next buffer is complete, and nobody still reads this one
     }
-    CUTE_UNROLL
-    for (int k_block = 0; k_block < BK; ++k_block) {
-      copy(tCsA(_, _, k_block, read), tCrA(_, _, k_block));             // 2 x LDS.128
-      copy(tCsB(_, _, k_block, read), tCrB(_, _, k_block));             // 2 x LDS.128
-      cute::gemm(mma, tCrA(_, _, k_block), tCrB(_, _, k_block), tCrC);  // 64 FFMA
+  } else {
+    // Prologue: K step 0 into shared buffer 0, and its first k block into registers.
+    load_tile<BM, BK>(copy_a, tAgA(_, _, _, 0), tArA, tAcA, m_residue, g.k);
+    load_tile<BN, BK>(copy_b, tBgB(_, _, _, 0), tBrB, tBcB, n_residue, g.k);
+    copy(copy_a, tArA, tAsA(_, _, _, 0));
+    copy(copy_b, tBrB, tBsB(_, _, _, 0));
+    __syncthreads();
+    copy(tCsA(_, _, 0, 0), tCrA(_, _, 0));
+    copy(tCsB(_, _, 0, 0), tCrB(_, _, 0));
+
+    CUTE_NO_UNROLL
+    for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
+      const int read = k_tile & 1;
+      const bool has_next = k_tile + 1 < k_tiles;
+      Tensor tCsA_this = tCsA(_, _, _, read);      // (MMA,MMA_M,MMA_K)
+      Tensor tCsB_this = tCsB(_, _, _, read);      // (MMA,MMA_N,MMA_K)
+      Tensor tCsA_next = tCsA(_, _, _, read ^ 1);  // (MMA,MMA_M,MMA_K)
+      Tensor tCsB_next = tCsB(_, _, _, read ^ 1);  // (MMA,MMA_N,MMA_K)
+      // Issue the next K step's global loads now; they land while this step computes.
+      if (has_next) {
+        const int k_residue = g.k - (k_tile + 1) * BK;
+        load_tile<BM, BK>(copy_a, tAgA(_, _, _, k_tile + 1), tArA, tAcA, m_residue, k_residue);
+        load_tile<BN, BK>(copy_b, tBgB(_, _, _, k_tile + 1), tBrB, tBcB, n_residue, k_residue);
+      }
+      CUTE_UNROLL
+      for (int k_block = 0; k_block < BK; ++k_block) {
+        const bool last_block = k_block == BK - 1;
+        if (last_block) {
+          // The other buffer was last read in the previous step, before the barrier that ended
+          // it; the barrier here makes the new K step complete, and nobody reads this buffer
+          // after it.
+          if (has_next) {
+            copy(copy_a, tArA, tAsA(_, _, _, read ^ 1));
+            copy(copy_b, tBrB, tBsB(_, _, _, read ^ 1));
+          }
+          __syncthreads();
+        }
+        // Register double buffer: k block kb+1 (block 0 of the next buffer after the barrier)
+        // is read while kb computes, so no FFMA waits on a shared load. Unconditional: after the
+        // last step it reads stale values that go unused (a guarded, predicated load would tie
+        // the registers to their old values and hold the FFMAs behind the barrier).
+        const int k_block_next = (k_block + 1) % BK;
+        if (last_block) {
+          copy(tCsA_next(_, _, 0), tCrA(_, _, 0));  // 2 x LDS.128
+          copy(tCsB_next(_, _, 0), tCrB(_, _, 0));  // 2 x LDS.128
+        } else {
+          copy(tCsA_this(_, _, k_block_next), tCrA(_, _, k_block_next));  // 2 x LDS.128
+          copy(tCsB_this(_, _, k_block_next), tCrB(_, _, k_block_next));  // 2 x LDS.128
+        }
+        cute::gemm(mma, tCrA(_, _, k_block), tCrB(_, _, k_block), tCrC);  // 64 FFMA
+      }
     }
-    // The other buffer was last read in the previous step, before the barrier that ended it.
-    if (has_next) {
-      copy(copy_a, tArA, tAsA(_, _, _, read ^ 1));
-      copy(copy_b, tBrB, tBsB(_, _, _, read ^ 1));
-    }
-    __syncthreads();  // the next buffer is complete, and nobody still reads this one
   }
 
   store_accumulators(tCrC, tCgC, tCcC, make_coord(m_residue, n_residue), g.alpha, g.beta);
@@ -167,17 +228,18 @@ bool can_implement_tiled(const Problem& p) {
   return fits_int32(plan(p), kBM, kBN, kBK);
 }
 
+template <bool FRAGMENT_DB>
 cudaError_t launch_tiled(const Problem& p, cudaStream_t stream) {
   const MnkProblem q = plan(p);
-  cute_tiled_kernel<kBM, kBN, kBK><<<mnk_grid(q, kBM, kBN), kThreads, 0, stream>>>(to_args(q));
+  cute_tiled_kernel<kBM, kBN, kBK, FRAGMENT_DB>
+      <<<mnk_grid(q, kBM, kBN), kThreads, 0, stream>>>(to_args(q));
   return cudaGetLastError();
 }
 
-}  // namespace
-
-void register_cute_tiled(Registry& r) {
+template <bool FRAGMENT_DB>
+KernelInfo tiled_info(std::string name, std::string summary) {
   KernelInfo k;
-  k.name = "cute_tiled";
+  k.name = std::move(name);
   k.family = "cute_tiled";
   k.rung = 11;
   k.tile.bm = kBM;
@@ -191,13 +253,25 @@ void register_cute_tiled(Registry& r) {
   k.tile.stages = 2;
   k.tile.smem_bytes = static_cast<int>(sizeof(float) * (cosize_v<PaddedSmemLayout<kBM, kBK, 2>> +
                                                         cosize_v<PaddedSmemLayout<kBN, kBK, 2>>));
-  k.summary =
-      "CuTe 128x128x8 shared tiles (padded, double-buffered through registers), "
-      "TiledMMA of FMA atoms, 8x8 per thread (the seed's gemm_tiled)";
+  k.summary = std::move(summary);
   k.can_implement = can_implement_tiled;
-  k.launch = launch_tiled;
-  k.device_function = reinterpret_cast<const void*>(&cute_tiled_kernel<kBM, kBN, kBK>);
-  r.push_back(std::move(k));
+  k.launch = launch_tiled<FRAGMENT_DB>;
+  k.device_function =
+      reinterpret_cast<const void*>(&cute_tiled_kernel<kBM, kBN, kBK, FRAGMENT_DB>);
+  return k;
+}
+
+}  // namespace
+
+void register_cute_tiled(Registry& r) {
+  r.push_back(tiled_info<false>(
+      "cute_tiled",
+      "CuTe 128x128x8 shared tiles (padded, double-buffered through registers), "
+      "TiledMMA of FMA atoms, 8x8 per thread (the seed's gemm_tiled)"));
+  r.push_back(tiled_info<true>(
+      "cute_tiled_fragdb",
+      "cute_tiled with register double-buffered fragments: k block kb+1 is read from shared "
+      "memory while kb computes, across the barrier"));
 }
 
 }  // namespace tilegemm::kernels
