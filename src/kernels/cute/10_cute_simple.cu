@@ -8,7 +8,9 @@
 // identity tensor (make_identity_tensor) gives each element its (m, n) for the edge predicate.
 // The seed expects ~10-20% of cuBLAS.
 //
-// Measured: pending GPU run (`tilegemm bench --kernels cute_simple --shape 4096x4096x4096`).
+// Measured (H200, 2026-11-22, bench/results/NVIDIA-H200_2026-11-22_cute.json): 24.10 ms at
+// 4096^3, 0.111 of cuBLAS SGEMM (0.150 at 1024^3, 0.103 at 8192^3): the seed's 10-20%.
+// Command: tilegemm bench --kernels 'cute_*' --shape 4096x4096x4096
 #include "../families.hpp"
 #include "cute_common.cuh"
 

@@ -19,8 +19,12 @@
 // block tiles (8 x 16 values a thread), deeper K steps and a rasterised tile order; those
 // candidates are registered from 12_cute_pipelined_variants.cu.
 //
-// Measured: pending GPU run
-//   (`tilegemm bench --kernels cute_pipelined --shape 4096x4096x4096`, beside cuBLAS).
+// Measured (H200, 2026-11-22, bench/results/NVIDIA-H200_2026-11-22_cute.json): 3.138 ms at
+// 4096^3, 0.852 of cuBLAS SGEMM; 0.865 at 8192^3, 0.862 at 4095^3; column-major B 0.826 at
+// 4096^3 (..._ladder-colb.json): target missed. Since then the next fragments are fetched
+// unconditionally, which lets ptxas hoist FFMAs above the barrier (docs/cute.md, SASS
+// analysis; predicted 0.86-0.89 at 4096^3): pending GPU run.
+// Command: tilegemm bench --kernels 'cute_pipelined*' --shape 4096x4096x4096
 #include "12_cute_pipelined.cuh"
 
 namespace tilegemm::kernels {

@@ -20,7 +20,12 @@
 // column-major A and B), and the any-layout fallback -- so each entry takes every problem at
 // half the compile time of the headline's four; other layout mixes run on the fallback.
 //
-// Measured: pending GPU run (`tilegemm bench --kernels 'cute_pipelined*' --shape 4096x4096x4096`).
+// Measured (H200, 2026-11-22, bench/results/NVIDIA-H200_2026-11-22_cute.json), 4096^3 / 8192^3
+// as a fraction of cuBLAS SGEMM: 128x256x8_s3 0.798 / 0.813, 128x256x8_s4 0.815 / 0.829,
+// 128x256x16_s3 0.831 / 0.846 (_r8: 0.799 / 0.813). All below the 128x128 headline. The
+// unconditional fragment fetch (12_cute_pipelined.cuh) came after that run: pending (predicted
+// 0.85-0.90 for 128x256x8_s3, docs/cute.md).
+// Command: tilegemm bench --kernels 'cute_pipelined*' --shape 4096x4096x4096
 #include "12_cute_pipelined.cuh"
 
 namespace tilegemm::kernels {
