@@ -17,6 +17,15 @@
 //    0.910 / 0.934 / 0.931 / 0.924 at 4096^3 / 8192^3 / 8192x1024x8192 / 4096x4096x16384 (vs
 //    0.886 / 0.901 / 0.896 / 0.890). With column-major B all large instances measured within 1%
 //    of each other (0.84-0.87); 128x256 was best at 8192^3 and 4095^3, so one rule serves both.
+//    A second run (same GPU and day, commit c4e8415) measured the third-pass instances, and the
+//    class now tries them first: with row-major B `cp_async_128x256x16_..._lean_mid` (interior
+//    K tiles copied without predicates, next tile's copies issued mid-step, BK = 16) 0.908 /
+//    0.931 / 0.960 / 0.944 / 0.945 at 2048^3 / 4096^3 / 8192^3 / 8192x1024x8192 /
+//    4096x4096x16384 against 0.882 / 0.909 / 0.928 / 0.926 / 0.922 for tuned_large_128x256x8;
+//    with column-major B the BK = 8 `cp_async_128x256x8_..._lean_mid` 0.881 / 0.891 / 0.897 /
+//    0.900 / 0.901 against 0.843 / 0.847 / 0.850 / 0.855 / 0.854 (its BK = 16 twin loses there,
+//    0.823-0.837). Where their 16-byte copies do not fit (4095^3 with row-major B, a misaligned
+//    base) the tuned instance or its `_anyalign` twin runs, as before.
 //  - at least one 128x128 tile per SM but less than that wave -> large 128x128 (not measured in
 //    this band; it is the instance that filled the SMs at 2048^3 before the 128x256 rule).
 //  - K >= 4 max(M, N) with few tiles -> longk split-K (design value; no such shape in the run).
@@ -71,6 +80,12 @@ const KernelInfo* tuned_choice(const Problem& p) {
   if (std::min(p.m, p.n) <= 32) return first_fit(p, "tuned_skinny_*");
 
   if (8 * tiles(p, 128, 256) >= 7 * sms) {  // about a wave of 128x256 tiles, 1 block per SM
+    // The third pass's lean, mid-step-copy instances where their 16-byte copies fit (see the
+    // header), else the tuned 128x256 instance and its any-alignment twin.
+    const char* lean = p.b.layout == Layout::kRowMajor
+                           ? "cp_async_128x256x16_w64x64_t8x16_s3_lean_mid"
+                           : "cp_async_128x256x8_w64x64_t8x16_s3_lean_mid";
+    if (const KernelInfo* k = first_fit(p, lean)) return k;
     if (const KernelInfo* k = first_fit(p, "tuned_large_128x256x8_*")) return k;
   }
   const std::int64_t tiles_128x128 = tiles(p, 128, 128);
