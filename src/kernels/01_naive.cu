@@ -6,8 +6,10 @@
 // Consecutive threads (x) take consecutive columns, so B and C accesses are coalesced for
 // row-major operands and A is a broadcast.
 //
-// Measured (NVIDIA H200, 2026-11-22, `tilegemm bench --size 256:4096:x2` (bench/results/NVIDIA-H200_2026-11-22_seeds.json)):
-// 6.23 TFLOP/s at 1024^3 (0.17x cuBLAS), 5.62 at 4096^3 (0.11x). Two loads per FFMA: bound by the
+// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, `tilegemm bench --kernels
+// '*,auto' --size 256:4096:x2 --format json --output NVIDIA-H200_2026-11-22_seeds.json`,
+// bench/results/NVIDIA-H200_2026-11-22_seeds.json):
+// 6.23 TFLOP/s at 1024^3 (0.17x cuBLAS), 5.61 at 4096^3 (0.11x). Two loads per FFMA: bound by the
 // load path, not by DRAM (docs/perf-notes.md, rungs 1-3).
 #include "common.cuh"
 #include "families.hpp"

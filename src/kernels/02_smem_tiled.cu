@@ -7,8 +7,11 @@
 // are zero-padded, so any M, N, K works; two barriers per step: after the loads (the tile is
 // complete) and after the products (nobody still reads the tile the next loads overwrite).
 //
-// Measured (NVIDIA H200, 2026-11-22, `tilegemm bench --size 256:4096:x2` (bench/results/NVIDIA-H200_2026-11-22_seeds.json)):
-// t32 8.11 TFLOP/s at 1024^3 (0.22x cuBLAS), 8.16 at 4096^3 (0.16x); t16 7.58 / 7.99; t8 4.84 / 5.08.
+// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, `tilegemm bench --kernels
+// '*,auto' --size 256:4096:x2 --format json --output NVIDIA-H200_2026-11-22_seeds.json`,
+// bench/results/NVIDIA-H200_2026-11-22_seeds.json):
+// t32 8.10 TFLOP/s at 1024^3 (0.22x cuBLAS), 8.16 at 4096^3 (0.16x); t16 7.58 / 7.99;
+// t8 4.84 / 5.08.
 // Two shared-memory wavefronts per FFMA cap it at 8.36 TFLOP/s on this chip, whatever T is.
 #include "common.cuh"
 #include "families.hpp"

@@ -6,9 +6,11 @@
 // FLOP) while the thread count stays TILE_M * TILE_N. Each thread still computes one C element;
 // loads loop when TILE_K exceeds the block's width or height.
 //
-// Measured (NVIDIA H200, 2026-11-22, `tilegemm bench --size 256:4096:x2` (bench/results/NVIDIA-H200_2026-11-22_seeds.json)), 1024^3 / 4096^3 TFLOP/s:
-// 32x16x16 5.87 / 5.83, 16x32x32 6.92 / 6.85, 32x32x8 3.47 / 3.33 (cuBLAS 36.66 / 51.35): the FFMAs
-// a thread does between two barriers (TILE_K) order them.
+// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, `tilegemm bench --kernels
+// '*,auto' --size 256:4096:x2 --format json --output NVIDIA-H200_2026-11-22_seeds.json`,
+// bench/results/NVIDIA-H200_2026-11-22_seeds.json),
+// 1024^3 / 4096^3 TFLOP/s: 32x16x16 5.91 / 5.83, 16x32x32 6.91 / 6.85, 32x32x8 3.47 / 3.33
+// (cuBLAS 36.49 / 51.33): the FFMAs a thread does between two barriers (TILE_K) order them.
 #include "common.cuh"
 #include "families.hpp"
 

@@ -9,10 +9,12 @@
 // Known costs the next rungs remove: scalar 4-byte global loads (rung 5), A read along a
 // column of As (TM scalar loads per k, rung 5), bank conflicts on Bs (rung 6).
 //
-// measured (NVIDIA H200, 2026-11-22, row-major A, B, C),
+// measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A, B, C),
 // from bench/results/NVIDIA-H200_2026-11-22_seeds.json:
-// 20.91 TFLOP/s at 4096^3 (0.407 of cuBLAS), 11.92 at 1024^3 (0.325).
-// Command: tilegemm bench --kernels 'blocktile_*' --shape 4096x4096x4096 --shape 1024x1024x1024
+// 20.91 TFLOP/s at 4096^3 (0.407 of cuBLAS), 11.93 at 1024^3 (0.327).
+// Command (bench/results/NVIDIA-H200_2026-11-22_seeds.json, final run, commit de31984):
+// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json \
+//   --output NVIDIA-H200_2026-11-22_seeds.json
 #include <string>
 
 #include "common.cuh"

@@ -16,10 +16,12 @@
 //    vectors 32 bytes apart, which land on 4 bank groups 4 deep: 4 wavefronts where the 256
 //    bytes need 2. (The second half-warp reads the same addresses: a broadcast, no cost.)
 //
-// measured (NVIDIA H200, 2026-11-22, row-major A, B, C),
+// measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A, B, C),
 // from bench/results/NVIDIA-H200_2026-11-22_seeds.json:
-// 34.04 TFLOP/s at 4096^3 (0.663 of cuBLAS), 13.97 at 1024^3 (0.381).
-// Command: tilegemm bench --kernels 'vectorized_*' --shape 4096x4096x4096 --shape 1024x1024x1024
+// 34.05 TFLOP/s at 4096^3 (0.663 of cuBLAS), 13.92 at 1024^3 (0.382).
+// Command (bench/results/NVIDIA-H200_2026-11-22_seeds.json, final run, commit de31984):
+// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json \
+//   --output NVIDIA-H200_2026-11-22_seeds.json
 #include <string>
 
 #include "common.cuh"

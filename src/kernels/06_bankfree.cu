@@ -13,10 +13,12 @@
 // tests/cpu/ladder_maps_test.cpp counts the wavefronts of both rungs' accesses on the CPU; the
 // lead measures l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum on the GPU.
 //
-// measured (NVIDIA H200, 2026-11-22, row-major A, B, C),
+// measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A, B, C),
 // from bench/results/NVIDIA-H200_2026-11-22_seeds.json:
-// 38.47 TFLOP/s at 4096^3 (0.749 of cuBLAS), 15.20 at 1024^3 (0.415).
-// Command: tilegemm bench --kernels 'bankfree_*' --shape 4096x4096x4096 --shape 1024x1024x1024
+// 38.46 TFLOP/s at 4096^3 (0.749 of cuBLAS), 15.12 at 1024^3 (0.414).
+// Command (bench/results/NVIDIA-H200_2026-11-22_seeds.json, final run, commit de31984):
+// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json \
+//   --output NVIDIA-H200_2026-11-22_seeds.json
 #include <string>
 
 #include "common.cuh"

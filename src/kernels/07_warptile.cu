@@ -9,11 +9,13 @@
 // Per k and warp, 64 x 32 warp tiles: 2 + 2 LDS.128 of 1 wavefront each (rung 6: 2 x 1 + 2 x 2).
 // Everything else is rung 6: 16-byte loads staged through registers, padded k-major tiles.
 //
-// measured (NVIDIA H200, 2026-11-22, row-major A, B, C),
+// measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A, B, C),
 // from bench/results/NVIDIA-H200_2026-11-22_seeds.json:
-// w32x64 38.57 TFLOP/s at 4096^3 (0.751 of cuBLAS), 15.52 at 1024^3 (0.423); w64x32 38.07 (0.741),
-// 15.16 (0.414).
-// Command: tilegemm bench --kernels 'warptile_*' --shape 4096x4096x4096 --shape 1024x1024x1024
+// w32x64 38.53 TFLOP/s at 4096^3 (0.751 of cuBLAS), 15.38 at 1024^3 (0.421); w64x32 38.02
+// (0.741), 15.02 (0.412).
+// Command (bench/results/NVIDIA-H200_2026-11-22_seeds.json, final run, commit de31984):
+// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json \
+//   --output NVIDIA-H200_2026-11-22_seeds.json
 #include <string>
 
 #include "common.cuh"

@@ -25,11 +25,17 @@
 // stream-ordered cudaFreeAsync/cudaMallocAsync (a kernel still using the old buffer on that
 // stream finishes first), freed at exit.
 //
-// measured (NVIDIA H200, 2026-11-22, row-major A, B, C),
-// from bench/results/NVIDIA-H200_2026-11-22_ladder.json:
-// tuned_large 128x256 46.64 TFLOP/s at 4096^3 (0.908 of cuBLAS); small split-K 34.34 at 1024^3
-// (0.935). More shapes and column-major B: docs/perf-notes.md and docs/ladder.md.
-// Command: tilegemm bench --kernels 'tuned_*' --shape 4096x4096x4096 --shape 1024x1024x1024
+// measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A and C),
+// from bench/results/NVIDIA-H200_2026-11-22_ladder.json (row-major B) and ..._ladder-colb.json:
+// at 4096^3 tuned_large 128x256 46.65 TFLOP/s (0.909 of cuBLAS), tuned_large 128x128 45.37
+// (0.884); 128x256 `_anyalign` 0.940 at 4095^3 (row-major B, which `auto` runs there); at
+// 1024^3 small split-K 34.34 (0.941; column-major B 0.815). For a wave of 128x256 tiles `auto`
+// now runs rung 8's lean 128x256 instances instead (08_cp_async.cu). More: docs/perf-notes.md,
+// docs/ladder.md.
+// Command: tilegemm bench --kernels 'cp_async_*,tuned_*,cute_pipelined*,auto' --layout-b row
+//   --size 256:8192:x2 --shape 4095x4095x4095 --shape 1000x1000x1000 --shape 8192x1024x8192
+//   --shape 4096x4096x16384 --shape 16x4096x4096 --format json
+//   --output NVIDIA-H200_2026-11-22_ladder.json (and --layout-b col, ..._ladder-colb.json)
 #include <algorithm>
 #include <map>
 #include <mutex>

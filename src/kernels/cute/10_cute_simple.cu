@@ -8,9 +8,12 @@
 // identity tensor (make_identity_tensor) gives each element its (m, n) for the edge predicate.
 // The seed expects ~10-20% of cuBLAS.
 //
-// Measured (H200, 2026-11-22, bench/results/NVIDIA-H200_2026-11-22_cute.json): 24.10 ms at
-// 4096^3, 0.111 of cuBLAS SGEMM (0.150 at 1024^3, 0.103 at 8192^3): the seed's 10-20%.
-// Command: tilegemm bench --kernels 'cute_*' --shape 4096x4096x4096
+// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, row-major A, B, C,
+// bench/results/NVIDIA-H200_2026-11-22_cute.json): 24.11 ms at 4096^3, 5.70 TFLOP/s, 0.111 of
+// cuBLAS SGEMM; 5.51 TFLOP/s at 1024^3 (0.150), 0.103 at 8192^3: the seed's 10-20%.
+// Command: tilegemm bench --kernels 'cute_*' --shape 1024x1024x1024 --shape 4095x4095x4095
+//   --shape 4096x4096x4096 --shape 8192x8192x8192 --format json
+//   --output NVIDIA-H200_2026-11-22_cute.json
 #include "../families.hpp"
 #include "cute_common.cuh"
 

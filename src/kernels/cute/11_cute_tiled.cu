@@ -12,15 +12,18 @@
 // Shared layouts are padded (conflict-free transposing stores, 16-byte aligned columns).
 // The seed targets 60-80% of cuBLAS; the issue asks >= 0.85 at 4096^3.
 //
-// Measured (H200, 2026-11-22, `tilegemm bench --kernels 'cute_*' --shape 1024x1024x1024 --shape
-// 4095x4095x4095 --shape 4096x4096x4096 --shape 8192x8192x8192`, second run, commit c4e8415,
-// bench/results/NVIDIA-H200_2026-11-22_cute.json, where the two forms carry their names of then):
-// with fragments double-buffered across the barrier (then `cute_tiled_fragdb`, now `cute_tiled`)
-// 2.967 ms at 4096^3, 46.3 TFLOP/s, 0.902 of cuBLAS SGEMM (0.909 at 8192^3, 0.943 at 4095^3, 0.522
-// at 1024^3): the issue's 0.85 is met. Single-buffered (then `cute_tiled`, now
-// `cute_tiled_single_frag`): 0.766 / 0.790 / 0.812 / 0.471. ncu at 4096^3: FMA pipe 75.7% vs 64.3%,
-// 119 vs 128 registers (2 blocks per SM either way). The SASS analysis predicted 0.77-0.79;
-// docs/cute.md says why the prediction missed.
+// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, row-major A, B, C,
+// bench/results/NVIDIA-H200_2026-11-22_cute.json): with fragments double-buffered across the
+// barrier (`cute_tiled`; `cute_tiled_fragdb` in the c4e8415 run) 2.974 ms at 4096^3, 46.21
+// TFLOP/s, 0.900 of cuBLAS SGEMM (0.903 at 8192^3, 0.943 at 4095^3); 19.18 TFLOP/s at 1024^3
+// (0.523): the issue's 0.85 at 4096^3 is met. Single-buffered (`cute_tiled_single_frag`; then
+// `cute_tiled`): 39.37 TFLOP/s (0.767) at 4096^3, 17.28 (0.471) at 1024^3. ncu at 4096^3 (run
+// at c4e8415, same code): FMA pipe 75.7% vs 64.3%, 119 vs 128 registers (2 blocks per SM
+// either way). The SASS analysis predicted 0.77-0.79 for the double-buffered form; docs/cute.md
+// says why the prediction missed.
+// Command: tilegemm bench --kernels 'cute_*' --shape 1024x1024x1024 --shape 4095x4095x4095
+//   --shape 4096x4096x4096 --shape 8192x8192x8192 --format json
+//   --output NVIDIA-H200_2026-11-22_cute.json
 #include <string>
 #include <utility>
 

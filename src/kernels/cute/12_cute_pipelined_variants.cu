@@ -20,12 +20,17 @@
 // column-major A and B), and the any-layout fallback -- so each entry takes every problem at
 // half the compile time of the headline's four; other layout mixes run on the fallback.
 //
-// Measured (H200, 2026-11-22, bench/results/NVIDIA-H200_2026-11-22_cute.json), 4096^3 / 8192^3
-// as a fraction of cuBLAS SGEMM: 128x256x8_s3 0.798 / 0.813, 128x256x8_s4 0.815 / 0.829,
-// 128x256x16_s3 0.831 / 0.846 (_r8: 0.799 / 0.813). All below the 128x128 headline. The
-// unconditional fragment fetch (12_cute_pipelined.cuh) came after that run: pending (predicted
-// 0.85-0.90 for 128x256x8_s3, docs/cute.md).
-// Command: tilegemm bench --kernels 'cute_pipelined*' --shape 4096x4096x4096
+// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, row-major A, B, C,
+// bench/results/NVIDIA-H200_2026-11-22_cute.json), with the unconditional fragment fetch,
+// ratio to cuBLAS SGEMM at 4096^3 / 8192^3 / 1024^3: 128x256x8_s3 0.838 / 0.853 / 0.278,
+// 128x256x8_s4 0.840 / 0.853 / 0.278, 128x256x16_s3 0.851 / 0.866 / 0.278 (43.04, 43.13, 43.67
+// TFLOP/s at 4096^3). Before the change (c297d83 run) 0.798 / 0.815 / 0.831 at 4096^3; predicted
+// 0.85-0.90 for 128x256x8_s3: up by 5%, short of the range. None passes the 128x128 headline
+// (0.855). Column-major B runs the any-layout fallback: 0.59-0.60 at 4096^3
+// (..._ladder-colb.json). ncu at 4096^3 (c4e8415 run): FMA pipe 67.9-69.0%, cuBLAS 79.4%.
+// Command: tilegemm bench --kernels 'cute_*' --shape 1024x1024x1024 --shape 4095x4095x4095
+//   --shape 4096x4096x4096 --shape 8192x8192x8192 --format json
+//   --output NVIDIA-H200_2026-11-22_cute.json
 #include "12_cute_pipelined.cuh"
 
 namespace tilegemm::kernels {
