@@ -51,4 +51,9 @@ class Status {
 
 const char* status_code_name(StatusCode code);
 
+// A cudaError_t as a Status: success for cudaSuccess (0), kCudaError carrying the code otherwise.
+inline Status from_cuda_error(int cuda_error) {
+  return cuda_error == 0 ? Status() : Status(StatusCode::kCudaError, cuda_error);
+}
+
 }  // namespace tilegemm

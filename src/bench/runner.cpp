@@ -31,7 +31,7 @@ class Stream {
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   Status status() const {
-    return err_ == cudaSuccess ? Status() : Status(StatusCode::kCudaError, err_);
+    return from_cuda_error(err_);
   }
   cudaStream_t get() const { return stream_; }
 

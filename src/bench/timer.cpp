@@ -13,10 +13,10 @@ namespace tilegemm::bench {
 
 namespace {
 
+// A failed call's error, cleared from the runtime's last-error slot so the next row starts clean.
 Status cuda_status(cudaError_t err) {
-  if (err == cudaSuccess) return Status();
-  cudaGetLastError();
-  return Status(StatusCode::kCudaError, err);
+  if (err != cudaSuccess) cudaGetLastError();
+  return from_cuda_error(err);
 }
 
 // Events of the timed launches, destroyed on every path.

@@ -27,7 +27,7 @@ Status scale_c(const Problem& p, cudaStream_t stream) {
       static_cast<float*>(p.c.data), s.row, s.col, static_cast<int>(p.m), static_cast<int>(p.n),
       p.beta);
   const cudaError_t err = cudaGetLastError();
-  return err == cudaSuccess ? Status() : Status(StatusCode::kCudaError, err);
+  return from_cuda_error(err);
 }
 
 }  // namespace
@@ -55,7 +55,7 @@ Status gemm(const Problem& problem, std::string_view kernel, cudaStream_t stream
     return Status(StatusCode::kNotSupported);
   }
   const cudaError_t err = chosen->launch(problem, stream);
-  return err == cudaSuccess ? Status() : Status(StatusCode::kCudaError, err);
+  return from_cuda_error(err);
 }
 
 }  // namespace tilegemm

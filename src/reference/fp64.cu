@@ -73,7 +73,7 @@ Status gemm_fp64(const Problem& p, double* out, cudaStream_t stream) {
   gemm_fp64_kernel<<<kernels::tile_grid(p, kTile, kTile), dim3(kThreads, kThreads), 0, stream>>>(
       g, static_cast<const float*>(p.c.data), out);
   const cudaError_t err = cudaGetLastError();
-  return err == cudaSuccess ? Status() : Status(StatusCode::kCudaError, err);
+  return from_cuda_error(err);
 }
 
 }  // namespace tilegemm::reference

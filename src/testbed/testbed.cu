@@ -11,9 +11,6 @@ namespace tilegemm {
 
 namespace {
 
-Status cuda_status(cudaError_t err) {
-  return err == cudaSuccess ? Status() : Status(StatusCode::kCudaError, err);
-}
 
 __host__ __device__ std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -144,13 +141,13 @@ std::string CaseSpec::replay_flags() const {
 Status fill_uniform(float* data, std::int64_t count, std::uint64_t seed, cudaStream_t stream) {
   if (count <= 0) return Status();
   fill_uniform_kernel<<<grid_for(count), 256, 0, stream>>>(data, count, seed);
-  return cuda_status(cudaGetLastError());
+  return from_cuda_error(cudaGetLastError());
 }
 
 Status fill_value(float* data, std::int64_t count, float value, cudaStream_t stream) {
   if (count <= 0) return Status();
   fill_value_kernel<<<grid_for(count), 256, 0, stream>>>(data, count, value);
-  return cuda_status(cudaGetLastError());
+  return from_cuda_error(cudaGetLastError());
 }
 
 Testbed::Testbed(const CaseSpec& spec) : spec_(spec) {
@@ -173,7 +170,7 @@ Testbed::Testbed(const CaseSpec& spec) : spec_(spec) {
   }
   if (err == cudaSuccess) err = cudaMalloc(&scratch_, sizeof(CompareSums));
   if (err != cudaSuccess) {
-    init_ = cuda_status(err);
+    init_ = from_cuda_error(err);
     return;
   }
   problem_.m = spec.m;
@@ -205,7 +202,7 @@ Testbed::Testbed(const CaseSpec& spec) : spec_(spec) {
     init_ = s;
     return;
   }
-  init_ = cuda_status(cudaDeviceSynchronize());
+  init_ = from_cuda_error(cudaDeviceSynchronize());
 }
 
 Testbed::~Testbed() {
@@ -221,7 +218,7 @@ Status Testbed::reset_c(cudaStream_t stream) {
   if (spec_.beta == 0.0f) {
     return fill_value(c_, c_elems_, std::nanf(""), stream);
   }
-  return cuda_status(cudaMemcpyAsync(c_, c_init_, static_cast<std::size_t>(c_elems_) * 4,
+  return from_cuda_error(cudaMemcpyAsync(c_, c_init_, static_cast<std::size_t>(c_elems_) * 4,
                                      cudaMemcpyDeviceToDevice, stream));
 }
 
@@ -235,7 +232,7 @@ CheckResult Testbed::run_and_check(const RunFn& run, cudaStream_t stream) {
   }
   Status s = reset_c(stream);
   if (s.ok()) {
-    s = cuda_status(cudaMemcpyAsync(c_before_, c_, static_cast<std::size_t>(c_elems_) * 4,
+    s = from_cuda_error(cudaMemcpyAsync(c_before_, c_, static_cast<std::size_t>(c_elems_) * 4,
                                     cudaMemcpyDeviceToDevice, stream));
   }
   if (!s.ok()) {
@@ -244,7 +241,7 @@ CheckResult Testbed::run_and_check(const RunFn& run, cudaStream_t stream) {
     return r;
   }
   r.status = run(problem_, stream);
-  if (r.status.ok()) r.status = cuda_status(cudaStreamSynchronize(stream));
+  if (r.status.ok()) r.status = from_cuda_error(cudaStreamSynchronize(stream));
   if (!r.status.ok()) {
     r.detail = "run failed: " + r.status.message();
     return r;
@@ -289,7 +286,7 @@ CheckResult Testbed::compare(cudaStream_t stream) {
   }
   if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
   if (err != cudaSuccess) {
-    r.status = cuda_status(err);
+    r.status = from_cuda_error(err);
     return r;
   }
   r.rel_error = host.ref_sq > 0.0 ? std::sqrt(host.diff_sq / host.ref_sq) : std::sqrt(host.diff_sq);
