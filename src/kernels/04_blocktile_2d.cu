@@ -13,7 +13,7 @@
 // from bench/results/NVIDIA-H200_2026-11-22_seeds.json:
 // 20.91 TFLOP/s at 4096^3 (0.407 of cuBLAS), 11.93 at 1024^3 (0.327).
 // Command (bench/results/NVIDIA-H200_2026-11-22_seeds.json, final run, commit de31984):
-// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json \
+// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json
 //   --output NVIDIA-H200_2026-11-22_seeds.json
 #include <string>
 

@@ -14,7 +14,7 @@
 // w32x64 38.53 TFLOP/s at 4096^3 (0.751 of cuBLAS), 15.38 at 1024^3 (0.421); w64x32 38.02
 // (0.741), 15.02 (0.412).
 // Command (bench/results/NVIDIA-H200_2026-11-22_seeds.json, final run, commit de31984):
-// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json \
+// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json
 //   --output NVIDIA-H200_2026-11-22_seeds.json
 #include <string>
 
