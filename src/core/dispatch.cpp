@@ -41,25 +41,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "device_runtime.hpp"
 #include "tilegemm/gemm.hpp"
 
 namespace tilegemm {
 
 namespace {
-
-// Streaming multiprocessors of the current device; 132 (H100/H200 SXM) when there is none, so
-// the choice stays defined (and testable) on a machine without a GPU.
-int sm_count() {
-  int device = 0;
-  int count = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      count <= 0) {
-    static_cast<void>(cudaGetLastError());  // leave no sticky "no device" error behind
-    return 132;
-  }
-  return count;
-}
 
 std::int64_t tiles(const Problem& p, std::int64_t bm, std::int64_t bn) {
   return ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn);
@@ -76,7 +63,7 @@ const KernelInfo* first_fit(const Problem& p, std::string_view glob) {
 // The shape class's candidates, most specific first. Every glob lists a 16-byte instance and
 // its any-alignment twin, so a class never refuses a problem the other classes would take.
 const KernelInfo* tuned_choice(const Problem& p) {
-  const std::int64_t sms = sm_count();
+  const std::int64_t sms = runtime::sm_count();
   if (std::min(p.m, p.n) <= 32) return first_fit(p, "tuned_skinny_*");
 
   if (8 * tiles(p, 128, 256) >= 7 * sms) {  // about a wave of 128x256 tiles, 1 block per SM

@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "../core/device_runtime.hpp"
 #include "common.cuh"
 #include "ladder.cuh"
 
@@ -477,7 +478,7 @@ cudaError_t launch(const Problem& p, const Schedule& s, cudaStream_t stream) {
     auto* kernel = &cp_async_kernel<C, decltype(a_k)::value, decltype(b_k)::value>;
     static std::atomic<std::uint64_t> opted_in{0};  // one per kernel instantiation
     if (cudaError_t err =
-            ladder::opt_in_smem(reinterpret_cast<const void*>(kernel), C::kSmemBytes, opted_in);
+            runtime::opt_in_smem(reinterpret_cast<const void*>(kernel), C::kSmemBytes, opted_in);
         err != cudaSuccess) {
       return err;
     }

@@ -21,9 +21,8 @@
 // Split-K: split z computes K tiles [z * per_split, (z+1) * per_split) and stores its raw sums to
 // a workspace slice laid out like C; a reduction kernel adds the slices in split order
 // (deterministic) and applies C = alpha * sum + beta * C, never reading C when beta == 0. The
-// workspace belongs to the launcher: one buffer per (device, stream), grown on demand with
-// stream-ordered cudaFreeAsync/cudaMallocAsync (a kernel still using the old buffer on that
-// stream finishes first), freed at exit.
+// workspace is the library's per-stream scratch buffer (runtime::stream_workspace,
+// src/core/device_runtime.hpp).
 //
 // measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A and C),
 // from bench/results/NVIDIA-H200_2026-11-22_ladder.json (row-major B) and ..._ladder-colb.json:
@@ -37,11 +36,10 @@
 //   --shape 4096x4096x16384 --shape 16x4096x4096 --format json
 //   --output NVIDIA-H200_2026-11-22_ladder.json (and --layout-b col, ..._ladder-colb.json)
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 
+#include "../core/device_runtime.hpp"
 #include "08_cp_async.cuh"
 #include "families.hpp"
 
@@ -79,48 +77,6 @@ using SkinnyAnyAlign = Config<16, 64, 32, 16, 32, 4, 4, 4, false>;
 // Partial sums may take at most this many floats (256 MiB); beyond it fewer splits are used.
 constexpr std::int64_t kMaxWorkspaceFloats = std::int64_t{1} << 26;
 
-class WorkspaceCache {
- public:
-  ~WorkspaceCache() {
-    // At exit the runtime may already be shutting down; an error here changes nothing.
-    for (auto& entry : buffers_) static_cast<void>(cudaFree(entry.second.ptr));
-  }
-
-  // A buffer of at least `bytes` for work enqueued on `stream` of the current device.
-  cudaError_t get(std::size_t bytes, cudaStream_t stream, float** out) {
-    int device = 0;
-    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-    std::lock_guard<std::mutex> lock(mutex_);
-    Buffer& buffer = buffers_[{device, stream}];
-    if (buffer.bytes < bytes) {
-      // Grow by half again at least, so that a sweep of rising sizes reallocates rarely.
-      const std::size_t want = std::max(bytes, buffer.bytes + buffer.bytes / 2);
-      if (buffer.ptr != nullptr) {
-        if (cudaError_t err = cudaFreeAsync(buffer.ptr, stream); err != cudaSuccess) return err;
-        buffer = Buffer{};
-      }
-      void* ptr = nullptr;
-      if (cudaError_t err = cudaMallocAsync(&ptr, want, stream); err != cudaSuccess) return err;
-      buffer = Buffer{ptr, want};
-    }
-    *out = static_cast<float*>(buffer.ptr);
-    return cudaSuccess;
-  }
-
- private:
-  struct Buffer {
-    void* ptr = nullptr;
-    std::size_t bytes = 0;
-  };
-  std::mutex mutex_;
-  std::map<std::pair<int, cudaStream_t>, Buffer> buffers_;
-};
-
-WorkspaceCache& workspace_cache() {
-  static WorkspaceCache cache;
-  return cache;
-}
-
 // C = alpha * (sum of the split slices) + beta * C, one thread per element, walking C's
 // contiguous dimension (the slices are laid out like C, so both sides are coalesced).
 __global__ void __launch_bounds__(256)
@@ -154,7 +110,7 @@ int blocks_per_sm() {
 // one wave of resident blocks, keeping at least 4 K tiles per split and the workspace bounded.
 template <class C>
 int choose_splits(const Problem& p, int tiles_mn, int k_tiles) {
-  const int sms = ladder::sm_count();
+  const int sms = runtime::sm_count();
   if (2 * static_cast<std::int64_t>(tiles_mn) > sms) return 1;
   std::int64_t want = ceil_div(static_cast<std::int64_t>(sms) * blocks_per_sm<C>(), tiles_mn);
   want = std::min<std::int64_t>({want, k_tiles / 4, 64});
@@ -181,7 +137,8 @@ cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split, cu
   s.ws_split_stride = p.m * p.n;
   const std::size_t bytes =
       static_cast<std::size_t>(s.splits) * static_cast<std::size_t>(p.m * p.n) * sizeof(float);
-  if (workspace_cache().get(bytes, stream, &s.workspace) != cudaSuccess) {
+  void* workspace = nullptr;
+  if (runtime::stream_workspace(bytes, stream, &workspace) != cudaSuccess) {
     // No workspace (out of memory): the unsplit launch is slower, never wrong. Clear the
     // allocation error so that the launch's own error check does not report it.
     static_cast<void>(cudaGetLastError());
@@ -189,6 +146,7 @@ cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split, cu
     unsplit.raster_group = s.raster_group;
     return cp_async::launch<C>(p, unsplit, stream);
   }
+  s.workspace = static_cast<float*>(workspace);
   if (cudaError_t err = cp_async::launch<C>(p, s, stream); err != cudaSuccess) return err;
   const std::int64_t total = p.m * p.n;
   splitk_reduce_kernel<<<static_cast<unsigned>(ceil_div(total, 256)), 256, 0, stream>>>(

@@ -1,11 +1,11 @@
 // What the SIMT ladder's rungs 5..9 share beyond common.cuh: the layout dispatch that turns the
 // two operand layouts into template parameters, the alignment test of 16-byte copies, the
-// cp.async wrappers, and the launch-time helpers (dynamic shared memory opt-in, SM count).
+// cp.async wrappers (launch-time support, SM count and shared-memory opt-in, is in
+// src/core/device_runtime.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -39,39 +39,6 @@ cudaError_t dispatch_layouts(const Problem& p, F&& f) {
   using N = std::false_type;
   if (a_k_contiguous(p)) return b_k_contiguous(p) ? f(T{}, T{}) : f(T{}, N{});
   return b_k_contiguous(p) ? f(N{}, T{}) : f(N{}, N{});
-}
-
-// Kernels with more than 48 KiB of dynamic shared memory must opt in, once per device. The
-// caller keeps one `done_devices` flag word per kernel (a function-local static next to the
-// launch), a bit per device set after a successful opt-in; a race only repeats the idempotent call.
-inline cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
-                               std::atomic<std::uint64_t>& done_devices) {
-  if (smem_bytes <= 48 * 1024) return cudaSuccess;
-  int device = 0;
-  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  const std::uint64_t bit = device < 64 ? (std::uint64_t{1} << device) : 0;
-  if (bit != 0 && (done_devices.load(std::memory_order_relaxed) & bit) != 0) return cudaSuccess;
-  const cudaError_t err =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-  if (err == cudaSuccess && bit != 0) done_devices.fetch_or(bit, std::memory_order_relaxed);
-  return err;
-}
-
-// Streaming multiprocessors of the current device, cached per device; 132 (the H100/H200 the
-// ladder is tuned on) when the runtime cannot say.
-inline int sm_count() {
-  constexpr int kFallback = 132;
-  static std::atomic<int> cached[64];  // zero-initialised: static storage
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) return kFallback;
-  int count = cached[device].load(std::memory_order_relaxed);
-  if (count > 0) return count;
-  if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      count <= 0) {
-    return kFallback;
-  }
-  cached[device].store(count, std::memory_order_relaxed);
-  return count;
 }
 
 // ---- Device side -------------------------------------------------------------------------------

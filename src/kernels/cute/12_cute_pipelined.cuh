@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "../families.hpp"
-#include "../ladder.cuh"  // ladder::opt_in_smem (dynamic shared memory above 48 KB)
+#include "../../core/device_runtime.hpp"  // runtime::opt_in_smem (dynamic smem above 48 KB)
 #include "cute_common.cuh"
 
 namespace tilegemm::kernels::cute_pipelined {
@@ -228,8 +228,8 @@ template <class C, GmemOrder ORDER_A, GmemOrder ORDER_B>
 cudaError_t launch_instance(const MnkProblem& q, int raster_group, cudaStream_t stream) {
   auto kernel = &cute_pipelined_kernel<ORDER_A, ORDER_B, C::BM, C::BN, C::BK, C::STAGES>;
   static std::atomic<std::uint64_t> opted_in_devices{0};
-  if (cudaError_t err = ladder::opt_in_smem(reinterpret_cast<const void*>(kernel), C::kSmemBytes,
-                                            opted_in_devices);
+  if (cudaError_t err = runtime::opt_in_smem(reinterpret_cast<const void*>(kernel), C::kSmemBytes,
+                                             opted_in_devices);
       err != cudaSuccess) {
     return err;
   }

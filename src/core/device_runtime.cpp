@@ -1,0 +1,87 @@
+#include "device_runtime.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <utility>
+
+namespace tilegemm::runtime {
+
+int sm_count() {
+  constexpr int kFallback = 132;
+  static std::atomic<int> cached[64];  // zero-initialised: static storage
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
+    static_cast<void>(cudaGetLastError());
+    return kFallback;
+  }
+  int count = cached[device].load(std::memory_order_relaxed);
+  if (count > 0) return count;
+  if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      count <= 0) {
+    static_cast<void>(cudaGetLastError());
+    return kFallback;
+  }
+  cached[device].store(count, std::memory_order_relaxed);
+  return count;
+}
+
+cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
+                        std::atomic<std::uint64_t>& done_devices) {
+  if (smem_bytes <= 48 * 1024) return cudaSuccess;
+  int device = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  const std::uint64_t bit = device < 64 ? (std::uint64_t{1} << device) : 0;
+  if (bit != 0 && (done_devices.load(std::memory_order_relaxed) & bit) != 0) return cudaSuccess;
+  const cudaError_t err =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+  if (err == cudaSuccess && bit != 0) done_devices.fetch_or(bit, std::memory_order_relaxed);
+  return err;
+}
+
+namespace {
+
+class WorkspaceCache {
+ public:
+  ~WorkspaceCache() {
+    // At exit the runtime may already be shutting down; an error here changes nothing.
+    for (auto& entry : buffers_) static_cast<void>(cudaFree(entry.second.ptr));
+  }
+
+  cudaError_t get(std::size_t bytes, cudaStream_t stream, void** out) {
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+    std::lock_guard<std::mutex> lock(mutex_);
+    Buffer& buffer = buffers_[{device, stream}];
+    if (buffer.bytes < bytes) {
+      // Grow by half again at least, so that a sweep of rising sizes reallocates rarely.
+      const std::size_t want = std::max(bytes, buffer.bytes + buffer.bytes / 2);
+      if (buffer.ptr != nullptr) {
+        if (cudaError_t err = cudaFreeAsync(buffer.ptr, stream); err != cudaSuccess) return err;
+        buffer = Buffer{};
+      }
+      void* ptr = nullptr;
+      if (cudaError_t err = cudaMallocAsync(&ptr, want, stream); err != cudaSuccess) return err;
+      buffer = Buffer{ptr, want};
+    }
+    *out = buffer.ptr;
+    return cudaSuccess;
+  }
+
+ private:
+  struct Buffer {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+  };
+  std::mutex mutex_;
+  std::map<std::pair<int, cudaStream_t>, Buffer> buffers_;
+};
+
+}  // namespace
+
+cudaError_t stream_workspace(std::size_t bytes, cudaStream_t stream, void** out) {
+  static WorkspaceCache cache;
+  return cache.get(bytes, stream, out);
+}
+
+}  // namespace tilegemm::runtime

@@ -1,0 +1,31 @@
+// Host-side support every launcher and the dispatcher share: the SM count of the current device,
+// the dynamic shared-memory opt-in above 48 KiB, and a per-stream scratch workspace. Written once
+// here so that kernel files hold kernels and their launch geometry, nothing of the framework.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace tilegemm::runtime {
+
+// Streaming multiprocessors of the current device, cached per device; 132 (H100/H200 SXM) when
+// the runtime cannot say (no device), so shape rules stay defined and testable on a CPU machine.
+// Leaves no sticky error behind.
+int sm_count();
+
+// Kernels with more than 48 KiB of dynamic shared memory must opt in, once per device. The
+// caller keeps one `done_devices` word per kernel (a function-local static beside the launch), a
+// bit per device set after a successful opt-in; a race only repeats the idempotent call.
+cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
+                        std::atomic<std::uint64_t>& done_devices);
+
+// A device buffer of at least `bytes` for work enqueued on `stream` of the current device, owned
+// by the library: one buffer per (device, stream), grown with stream-ordered cudaFreeAsync /
+// cudaMallocAsync (a kernel still reading the old buffer on that stream finishes first), freed at
+// exit. Valid until the next call for the same stream.
+cudaError_t stream_workspace(std::size_t bytes, cudaStream_t stream, void** out);
+
+}  // namespace tilegemm::runtime
