@@ -103,7 +103,8 @@ const std::vector<DeviceSpec>& device_specs() {
              "NVIDIA A100 Tensor Core GPU datasheet: FP32 19.5 TFLOPS, 1,555 GB/s (40GB); "
              "the numbers seed 002 uses"),
       hopper("h200-measured", "NVIDIA H200 (measured ceilings)", 63.8, 4300.0,
-             "measured on an H200 by this project's device runs, 2026-11-21: FFMA throughput "
+             "measured on an H200, 2026-11-21, before tilegemm had a ceiling benchmark of its own: "
+             "FFMA throughput "
              "63.8 TFLOP/s, copy bandwidth 4.30 TB/s",
              true),
   };
