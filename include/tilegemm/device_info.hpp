@@ -1,5 +1,7 @@
-// What the CUDA runtime says about the GPUs present: recorded with every benchmark result and
-// printed by `tilegemm devices`. Every query here is safe on a machine without a GPU: it reports
+// The one module that owns device facts: what the CUDA runtime says about the GPUs present
+// (compute capability, SM count, shared memory and its opt-in limit, occupancy limits). The
+// dispatcher, the launchers, the analysis and the benchmark all read it; `tilegemm devices`
+// prints it and every benchmark result records it. Every query here is safe on a machine without a GPU: it reports
 // "no device" instead of failing.
 #pragma once
 
@@ -33,6 +35,7 @@ struct DeviceInfo {
   int runtime_version = 0;  // as cudaRuntimeGetVersion
 
   std::string cuda_cc() const;  // "9.0"
+  int compute_capability() const { return 10 * cc_major + cc_minor; }  // 90
 };
 
 // "13.0" for 13000.
@@ -43,6 +46,12 @@ int cuda_device_count();
 
 // The device's properties; nullopt when it cannot be queried.
 std::optional<DeviceInfo> query_device(int index);
+// 10 * major + minor of the current device (90 on an H100/H200), cached per device; 0 without a
+// GPU. Leaves no sticky error behind.
+int current_compute_capability();
+// Streaming multiprocessors of the current device, cached per device; 0 without a GPU.
+int current_sm_count();
+
 // Every device present, in index order (empty without a GPU).
 std::vector<DeviceInfo> query_devices();
 // The device the calling thread uses (cudaGetDevice); nullopt without a GPU.

@@ -13,7 +13,8 @@
 namespace tilegemm {
 
 // BLAS-style argument checks, in this order: null pointers, m < 0, n < 0, k < 0, lda, ldb, ldc,
-// dtype. A pointer may be null only when its matrix is empty (a zero dimension).
+// dtypes (A one of the four, B equal to A, C able to hold the product: types_supported), each
+// pointer aligned to its element size. A pointer may be null only when its matrix is empty.
 Status validate(const Problem& problem);
 
 enum class QuickReturn {
@@ -30,11 +31,23 @@ const std::vector<KernelInfo>& all_kernels();
 const KernelInfo* find_kernel(std::string_view name);
 // Kernels whose names match a glob ('*' and '?'); "auto" is not a kernel name.
 std::vector<const KernelInfo*> match_kernels(std::string_view glob);
-// The kernel `auto` runs for this problem (never null for a valid fp32 problem).
+// Kernels that compute these element types and run on compute capability `cc` (10 * major +
+// minor), in ladder order.
+std::vector<const KernelInfo*> kernels_for(GemmTypes types, int cc);
+// Whether the kernel can run on the calling thread's current GPU (false without one).
+bool runs_on_current_device(const KernelInfo& kernel);
+
+// The kernel `auto` runs for this problem on a GPU of compute capability `cc`: only kernels
+// that compute the problem's exact element types (tf32 math only for a tf32 problem) and run on
+// `cc`, chosen by the shape rules (src/core/dispatch.cpp). Null when none can implement it.
+const KernelInfo* select_kernel(const Problem& problem, int cc);
+// The same for the current GPU (compute capability 9.0, 132 SMs assumed without one, so the
+// rules stay defined and testable on a machine without a GPU).
 const KernelInfo* select_kernel(const Problem& problem);
 
 // C = alpha * A * B + beta * C on `stream`, with the named kernel or "auto". Validates first:
-// on any error nothing is launched and C is untouched. CUDA errors come back as kCudaError with
+// on any error nothing is launched and C is untouched. A named kernel that does not compute the
+// problem's types or shape is kNotSupported; one that cannot run on this GPU kUnsupportedDevice. CUDA errors come back as kCudaError with
 // the CUDA error code; this never aborts.
 Status gemm(const Problem& problem, std::string_view kernel = "auto", cudaStream_t stream = 0);
 

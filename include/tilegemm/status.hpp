@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 namespace tilegemm {
 
@@ -17,17 +18,27 @@ enum class StatusCode : int {
   kInvalidLda = 7,         // lda smaller than A's layout allows
   kInvalidLdb = 8,         // ldb smaller than B's layout allows
   kInvalidLdc = 9,         // ldc smaller than C's layout allows
-  kUnsupportedDtype = 10,  // no kernel of the library takes this dtype combination
-  kUnknownKernel = 11,     // gemm() was given a kernel name the registry does not hold
-  kNotSupported = 12,  // the named kernel cannot implement this problem (can_implement == false)
-  kCudaError = 13,     // the CUDA runtime reported an error; see cuda_error()
-  kCublasError = 14,   // cuBLAS (the reference provider) failed; cuda_error() holds its status
+  kInvalidDtypeA = 10,     // A's dtype is none of f32, tf32, bf16, f16
+  kInvalidDtypeB = 11,     // B's dtype differs from A's
+  kInvalidDtypeC = 12,     // C's dtype cannot take A/B's product (see types_supported)
+  kMisalignedA = 13,       // A's pointer is not aligned to its element size
+  kMisalignedB = 14,       // B's pointer is not aligned to its element size
+  kMisalignedC = 15,       // C's pointer is not aligned to its element size
+  kUnknownKernel = 16,     // gemm() was given a kernel name the registry does not hold
+  kNotSupported = 17,  // the named kernel cannot implement this problem (can_implement == false)
+  kUnsupportedDevice = 18,  // the named kernel cannot run on this GPU (desc.min_cc / max_cc)
+  kCudaError = 19,     // the CUDA runtime reported an error; see cuda_error()
+  kCublasError = 20,   // cuBLAS (the reference provider) failed; cuda_error() holds its status
 };
 
 class Status {
  public:
   Status() = default;
   explicit Status(StatusCode code, int cuda_error = 0) : code_(code), cuda_error_(cuda_error) {}
+  // With the provider's own name for the error (cuBLAS's status name, say): the library itself
+  // links only the CUDA runtime, so names of other libraries' codes come from their callers.
+  Status(StatusCode code, int error, std::string error_name)
+      : code_(code), cuda_error_(error), error_name_(std::move(error_name)) {}
 
   bool ok() const { return code_ == StatusCode::kSuccess; }
   StatusCode code() const { return code_; }
@@ -47,6 +58,7 @@ class Status {
  private:
   StatusCode code_ = StatusCode::kSuccess;
   int cuda_error_ = 0;
+  std::string error_name_;
 };
 
 const char* status_code_name(StatusCode code);

@@ -29,6 +29,7 @@ double tolerance(DType dtype, std::int64_t k);
 
 struct CaseSpec {
   std::int64_t m = 0, n = 0, k = 0;
+  GemmTypes types;  // A/B and C element types (f32 -> f32 unless set)
   float alpha = 1.0f, beta = 0.0f;
   Layout la = Layout::kRowMajor, lb = Layout::kRowMajor, lc = Layout::kRowMajor;
   std::int64_t pad_a = 0, pad_b = 0, pad_c = 0;  // extra leading-dimension elements

@@ -1,5 +1,7 @@
 #include "device_runtime.hpp"
 
+#include "tilegemm/device_info.hpp"
+
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -8,22 +10,9 @@
 namespace tilegemm::runtime {
 
 int sm_count() {
-  constexpr int kFallback = 132;
-  static std::atomic<int> cached[64];  // zero-initialised: static storage
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
-    static_cast<void>(cudaGetLastError());
-    return kFallback;
-  }
-  int count = cached[device].load(std::memory_order_relaxed);
-  if (count > 0) return count;
-  if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      count <= 0) {
-    static_cast<void>(cudaGetLastError());
-    return kFallback;
-  }
-  cached[device].store(count, std::memory_order_relaxed);
-  return count;
+  constexpr int kFallback = 132;  // H100/H200 SXM, so shape rules stay defined without a GPU
+  const int count = current_sm_count();
+  return count > 0 ? count : kFallback;
 }
 
 cudaError_t opt_in_smem(const void* kernel, int smem_bytes,

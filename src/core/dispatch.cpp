@@ -42,6 +42,7 @@
 #include <string_view>
 
 #include "device_runtime.hpp"
+#include "tilegemm/device_info.hpp"
 #include "tilegemm/gemm.hpp"
 
 namespace tilegemm {
@@ -90,15 +91,23 @@ const KernelInfo* tuned_choice(const Problem& p) {
 
 }  // namespace
 
-const KernelInfo* select_kernel(const Problem& problem) {
-  if (const KernelInfo* k = tuned_choice(problem)) return k;
+const KernelInfo* select_kernel(const Problem& problem, int cc) {
+  if (problem.types() == GemmTypes{DType::kF32, DType::kF32}) {
+    if (const KernelInfo* k = tuned_choice(problem); k != nullptr && k->desc.runs_on(cc)) return k;
+  }
   // Highest rung first: each rung is meant to be faster than the one below it, and every
-  // family refuses through can_implement what it cannot do.
-  const std::vector<KernelInfo>& all = all_kernels();
-  for (auto it = all.rbegin(); it != all.rend(); ++it) {
-    if (it->can_implement(problem)) return &*it;
+  // family refuses through can_implement what it cannot do (types included).
+  const std::vector<const KernelInfo*> candidates = kernels_for(problem.types(), cc);
+  for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
+    if ((*it)->can_implement(problem)) return *it;
   }
   return nullptr;
+}
+
+const KernelInfo* select_kernel(const Problem& problem) {
+  constexpr int kAssumedCc = 90;  // without a GPU: rules stay defined, as runtime::sm_count()
+  const int cc = current_compute_capability();
+  return select_kernel(problem, cc > 0 ? cc : kAssumedCc);
 }
 
 }  // namespace tilegemm

@@ -1,30 +1,42 @@
-// The table of kernel instances, in ladder order, and name lookup.
+// The table of kernel instances, in ladder order; name lookup; the filters by element type and
+// by the running GPU. Every entry's can_implement is wrapped here with its description's type
+// check, so no family can be handed a dtype it does not compute.
 #include <algorithm>
+#include <utility>
 
-#include "../kernels/families.hpp"
+#include "kernel_registry.hpp"
+#include "tilegemm/device_info.hpp"
 #include "tilegemm/gemm.hpp"
 
 namespace tilegemm {
+
+const char* op_class_name(OpClass op) {
+  switch (op) {
+    case OpClass::kSimt:
+      return "simt";
+    case OpClass::kMmaSync:
+      return "mma.sync";
+    case OpClass::kWgmma:
+      return "wgmma";
+  }
+  return "unknown";
+}
+
+bool KernelDesc::computes(GemmTypes t) const {
+  return std::find(types.begin(), types.end(), t) != types.end();
+}
 
 namespace {
 
 kernels::Registry build_registry() {
   kernels::Registry r;
-  kernels::register_naive(r);
-  kernels::register_smem_tiled(r);
-  kernels::register_smem_tiled_rect(r);
-  kernels::register_blocktile_2d(r);
-  kernels::register_vectorized(r);
-  kernels::register_bankfree(r);
-  kernels::register_warptile(r);
-  kernels::register_cp_async(r);
-  kernels::register_tuned(r);
-#if defined(TILEGEMM_WITH_CUTE)
-  kernels::register_cute_simple(r);
-  kernels::register_cute_tiled(r);
-  kernels::register_cute_pipelined(r);
-  kernels::register_cute_pipelined_variants(r);
-#endif  // TILEGEMM_WITH_CUTE
+  kernels::register_all_families(r);
+  for (KernelInfo& k : r) {
+    auto family_test = std::move(k.can_implement);
+    k.can_implement = [desc = k.desc, family_test = std::move(family_test)](const Problem& p) {
+      return desc.computes(p.types()) && p.b.dtype == p.a.dtype && family_test(p);
+    };
+  }
   std::stable_sort(r.begin(), r.end(),
                    [](const KernelInfo& x, const KernelInfo& y) { return x.rung < y.rung; });
   return r;
@@ -71,6 +83,19 @@ std::vector<const KernelInfo*> match_kernels(std::string_view glob) {
     if (glob_match(glob, k.name)) out.push_back(&k);
   }
   return out;
+}
+
+std::vector<const KernelInfo*> kernels_for(GemmTypes types, int cc) {
+  std::vector<const KernelInfo*> out;
+  for (const KernelInfo& k : all_kernels()) {
+    if (k.desc.computes(types) && k.desc.runs_on(cc)) out.push_back(&k);
+  }
+  return out;
+}
+
+bool runs_on_current_device(const KernelInfo& kernel) {
+  const int cc = current_compute_capability();
+  return cc > 0 && kernel.desc.runs_on(cc);
 }
 
 }  // namespace tilegemm

@@ -1,3 +1,5 @@
+#include <cstdint>
+
 #include "tilegemm/gemm.hpp"
 
 namespace tilegemm {
@@ -7,6 +9,10 @@ namespace {
 // non-empty here so that the null-pointer check keeps its place first in the order.
 bool has_elements(std::int64_t rows, std::int64_t cols) {
   return rows != 0 && cols != 0;
+}
+
+bool element_aligned(const void* data, DType dtype) {
+  return reinterpret_cast<std::uintptr_t>(data) % dtype_bytes(dtype) == 0;
 }
 }  // namespace
 
@@ -20,9 +26,14 @@ Status validate(const Problem& p) {
   if (p.a.ld < min_ld(p.a.layout, p.m, p.k)) return Status(StatusCode::kInvalidLda);
   if (p.b.ld < min_ld(p.b.layout, p.k, p.n)) return Status(StatusCode::kInvalidLdb);
   if (p.c.ld < min_ld(p.c.layout, p.m, p.n)) return Status(StatusCode::kInvalidLdc);
-  if (p.a.dtype != DType::kF32 || p.b.dtype != DType::kF32 || p.c.dtype != DType::kF32) {
-    return Status(StatusCode::kUnsupportedDtype);
+  if (!dtype_valid(p.a.dtype)) return Status(StatusCode::kInvalidDtypeA);
+  if (p.b.dtype != p.a.dtype) return Status(StatusCode::kInvalidDtypeB);
+  if (!dtype_valid(p.c.dtype) || !types_supported(p.types())) {
+    return Status(StatusCode::kInvalidDtypeC);
   }
+  if (!element_aligned(p.a.data, p.a.dtype)) return Status(StatusCode::kMisalignedA);
+  if (!element_aligned(p.b.data, p.b.dtype)) return Status(StatusCode::kMisalignedB);
+  if (!element_aligned(p.c.data, p.c.dtype)) return Status(StatusCode::kMisalignedC);
   return Status();
 }
 

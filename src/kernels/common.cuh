@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <functional>
 
 #include "tilegemm/kernel.hpp"
 #include "tilegemm/problem.hpp"
@@ -74,6 +75,12 @@ inline dim3 tile_grid(const Problem& p, int bm, int bn) {
 }
 inline bool tile_grid_fits(const Problem& p, int bm, int bn) {
   return dims_fit_int(p) && ceil_div(p.n, bn) <= INT_MAX && ceil_div(p.m, bm) <= 65535;
+}
+
+// A KernelInfo::device_function for an instance whose launch runs one __global__ function
+// whatever the problem.
+inline std::function<const void*(const Problem&)> same_function(const void* f) {
+  return [f](const Problem&) { return f; };
 }
 
 // C = alpha * acc + beta * C. With beta == 0, C is not read: it may hold NaN or garbage, as BLAS.

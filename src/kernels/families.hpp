@@ -1,14 +1,10 @@
 // One registration function per kernel family (one numbered file each). Adding a family means
-// adding its file, one declaration here and one line in src/core/registry.cpp.
+// adding its file, one declaration here and one line in families.cpp.
 #pragma once
 
-#include <vector>
-
-#include "tilegemm/kernel.hpp"
+#include "../core/kernel_registry.hpp"
 
 namespace tilegemm::kernels {
-
-using Registry = std::vector<KernelInfo>;
 
 void register_naive(Registry& r);             // 01_naive.cu
 void register_smem_tiled(Registry& r);        // 02_smem_tiled.cu
@@ -19,6 +15,7 @@ void register_bankfree(Registry& r);          // 06_bankfree.cu
 void register_warptile(Registry& r);          // 07_warptile.cu
 void register_cp_async(Registry& r);          // 08_cp_async.cu
 void register_tuned(Registry& r);             // 09_tuned.cu
+void register_mma_sync(Registry& r);          // tensorop/13_mma_sync.cu
 
 #if defined(TILEGEMM_WITH_CUTE)
 void register_cute_simple(Registry& r);       // cute/10_cute_simple.cu

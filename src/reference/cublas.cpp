@@ -1,6 +1,7 @@
 #include <cublas_v2.h>
 
 #include <cstdint>
+#include <string>
 
 #include "tilegemm/reference.hpp"
 
@@ -9,7 +10,9 @@ namespace tilegemm::reference {
 namespace {
 Status from_cublas(cublasStatus_t s) {
   return s == CUBLAS_STATUS_SUCCESS ? Status()
-                                    : Status(StatusCode::kCublasError, static_cast<int>(s));
+                                    : Status(StatusCode::kCublasError, static_cast<int>(s),
+                                             std::string(cublasGetStatusName(s)) + " (" +
+                                                 cublasGetStatusString(s) + ")");
 }
 }  // namespace
 

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+
 namespace tilegemm {
 
 namespace {
@@ -63,6 +65,51 @@ std::optional<DeviceInfo> query_device(int index) {
   if (!ok(cudaDriverGetVersion(&d.driver_version))) d.driver_version = 0;
   if (!ok(cudaRuntimeGetVersion(&d.runtime_version))) d.runtime_version = 0;
   return d;
+}
+
+namespace {
+
+// The two facts every launch and every `auto` decision reads, cached per device (an attribute
+// query per GEMM call would cost more than a small kernel). 0 means not yet read.
+struct CachedFacts {
+  std::atomic<int> cc{0};
+  std::atomic<int> sms{0};
+};
+constexpr int kMaxCachedDevices = 64;
+
+// The current device's cache slot, or null without a device.
+CachedFacts* current_facts(int* device_out) {
+  static CachedFacts facts[kMaxCachedDevices];
+  int device = 0;
+  if (!ok(cudaGetDevice(&device)) || device < 0 || device >= kMaxCachedDevices) return nullptr;
+  *device_out = device;
+  return &facts[device];
+}
+
+}  // namespace
+
+int current_compute_capability() {
+  int device = 0;
+  CachedFacts* f = current_facts(&device);
+  if (f == nullptr) return 0;
+  int cc = f->cc.load(std::memory_order_relaxed);
+  if (cc > 0) return cc;
+  const int major = attribute(cudaDevAttrComputeCapabilityMajor, device);
+  const int minor = attribute(cudaDevAttrComputeCapabilityMinor, device);
+  cc = 10 * major + minor;
+  if (cc > 0) f->cc.store(cc, std::memory_order_relaxed);
+  return cc;
+}
+
+int current_sm_count() {
+  int device = 0;
+  CachedFacts* f = current_facts(&device);
+  if (f == nullptr) return 0;
+  int sms = f->sms.load(std::memory_order_relaxed);
+  if (sms > 0) return sms;
+  sms = attribute(cudaDevAttrMultiProcessorCount, device);
+  if (sms > 0) f->sms.store(sms, std::memory_order_relaxed);
+  return sms;
 }
 
 std::vector<DeviceInfo> query_devices() {
