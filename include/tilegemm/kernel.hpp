@@ -49,6 +49,11 @@ struct KernelDesc {
   // max_cc > 0. An sm_90a-only kernel says 90 and 90.
   int min_cc = 0;
   int max_cc = 0;
+  // Whether it may split K over several blocks (a workspace and a reduction pass).
+  bool split_k = false;
+  // The family's main-loop variant, "" for its plain form (e.g. "lean_mid": interior tiles
+  // copied without predicates, next tile's copies issued mid-step). `auto`'s rules select by it.
+  std::string variant;
 
   bool computes(GemmTypes t) const;
   bool runs_on(int cc) const { return cc >= min_cc && (max_cc == 0 || cc <= max_cc); }
