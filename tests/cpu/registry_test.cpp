@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,7 +36,21 @@ TEST(Registry, EveryEntryIsComplete) {
     EXPECT_FALSE(k.summary.empty());
     EXPECT_TRUE(static_cast<bool>(k.can_implement));
     EXPECT_TRUE(static_cast<bool>(k.launch));
-    EXPECT_NE(k.device_function, nullptr);
+    EXPECT_TRUE(static_cast<bool>(k.device_function));
+    EXPECT_FALSE(k.desc.types.empty());
+    for (GemmTypes t : k.desc.types) EXPECT_TRUE(types_supported(t)) << gemm_types_name(t);
+    EXPECT_GE(k.desc.min_cc, 50);
+    EXPECT_TRUE(k.desc.max_cc == 0 || k.desc.max_cc >= k.desc.min_cc);
+    EXPECT_GE(k.desc.align_a, 1);
+    EXPECT_GE(k.desc.align_b, 1);
+    EXPECT_GE(k.desc.align_c, 1);
+    // SIMT kernels compute fp32 only; tensor-core kernels never claim plain fp32 (no silent tf32)
+    if (k.desc.op_class == OpClass::kSimt) {
+      EXPECT_EQ(k.desc.types.size(), 1u);
+      EXPECT_TRUE(k.desc.computes({DType::kF32, DType::kF32}));
+    } else {
+      EXPECT_FALSE(k.desc.computes({DType::kF32, DType::kF32}));
+    }
     EXPECT_GE(k.rung, last_rung) << "registry is in ladder order";
     last_rung = k.rung;
     EXPECT_GT(k.tile.threads, 0);
@@ -84,6 +99,75 @@ TEST(Registry, NaiveAndTiledRefuseGridsTheHardwareCannotLaunch) {
   Problem p = Problem::make(std::int64_t{1} << 40, 1, 1, buf, buf, buf);
   EXPECT_FALSE(find_kernel("naive")->can_implement(p));
   EXPECT_FALSE(find_kernel("smem_tiled_t32")->can_implement(p));
+}
+
+TEST(KernelDesc, ArchitectureRange) {
+  KernelDesc hopper_only;
+  hopper_only.min_cc = 90;
+  hopper_only.max_cc = 90;
+  EXPECT_FALSE(hopper_only.runs_on(80));
+  EXPECT_TRUE(hopper_only.runs_on(90));
+  EXPECT_FALSE(hopper_only.runs_on(100));
+  KernelDesc ampere_up;
+  ampere_up.min_cc = 80;
+  EXPECT_FALSE(ampere_up.runs_on(75));
+  EXPECT_TRUE(ampere_up.runs_on(86));
+  EXPECT_TRUE(ampere_up.runs_on(120));
+  EXPECT_TRUE(KernelDesc{}.computes({DType::kF32, DType::kF32}));
+  EXPECT_FALSE(KernelDesc{}.computes({DType::kTF32, DType::kF32}));
+}
+
+TEST(Registry, TypesAreCheckedBeforeAnyFamilyTest) {
+  // An fp32-only kernel refuses a bf16 problem through can_implement, whatever its shape.
+  alignas(16) static std::uint16_t buf[64];
+  const Problem p = Problem::make_typed(8, 8, 8, {DType::kBF16, DType::kBF16}, buf, buf, buf);
+  EXPECT_FALSE(find_kernel("naive")->can_implement(p));
+  Problem mixed = p;
+  mixed.b.dtype = DType::kF16;  // A and B must agree
+  for (const KernelInfo& k : all_kernels()) EXPECT_FALSE(k.can_implement(mixed)) << k.name;
+}
+
+TEST(Registry, FiltersByTypesAndArchitecture) {
+  const DType all[] = {DType::kF32, DType::kTF32, DType::kBF16, DType::kF16};
+  for (DType ab : all) {
+    for (DType c : all) {
+      const GemmTypes t{ab, c};
+      for (int cc : {75, 80, 86, 89, 90, 100}) {
+        for (const KernelInfo* k : kernels_for(t, cc)) {
+          EXPECT_TRUE(types_supported(t));
+          EXPECT_TRUE(k->desc.computes(t)) << k->name;
+          EXPECT_TRUE(k->desc.runs_on(cc)) << k->name << " cc " << cc;
+        }
+      }
+    }
+  }
+  EXPECT_FALSE(kernels_for({DType::kF32, DType::kF32}, 90).empty());
+}
+
+TEST(Registry, AutoChoosesOnlyKernelsOfTheProblemsTypesAndGpu) {
+  alignas(16) static float buf[64];
+  const GemmTypes combos[] = {{DType::kF32, DType::kF32},   {DType::kTF32, DType::kF32},
+                              {DType::kBF16, DType::kBF16}, {DType::kBF16, DType::kF32},
+                              {DType::kF16, DType::kF16},   {DType::kF16, DType::kF32}};
+  for (GemmTypes t : combos) {
+    for (int cc : {75, 80, 90}) {
+      for (std::int64_t s : {1, 100, 1024, 4096}) {
+        const Problem p = Problem::make_typed(s, s, s, t, buf, buf, buf);
+        const KernelInfo* k = select_kernel(p, cc);
+        // Every type combination has a kernel on sm_80 and later (mma.sync for the tensor
+        // types); before sm_80 a tensor-type problem has none and auto says so (null).
+        if (cc >= 80 || t == GemmTypes{DType::kF32, DType::kF32}) {
+          ASSERT_NE(k, nullptr) << gemm_types_name(t) << " cc " << cc << " size " << s;
+        }
+        if (k == nullptr) continue;
+        EXPECT_TRUE(k->desc.computes(t)) << k->name << " for " << gemm_types_name(t);
+        EXPECT_TRUE(k->desc.runs_on(cc)) << k->name << " on cc " << cc;
+        EXPECT_TRUE(k->can_implement(p)) << k->name;
+        // tf32 math only when asked: an fp32 problem never goes to a tensor-core kernel
+        if (t.ab == DType::kF32) EXPECT_EQ(k->desc.op_class, OpClass::kSimt) << k->name;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -69,8 +69,39 @@ TEST(Validate, EachArgumentHasItsOwnStatus) {
        },
        StatusCode::kInvalidLdc},
       {"ld 0", [](Problem& p) { p.c.ld = 0; }, StatusCode::kInvalidLdc},
-      {"bf16 A", [](Problem& p) { p.a.dtype = DType::kBF16; }, StatusCode::kUnsupportedDtype},
-      {"f16 C", [](Problem& p) { p.c.dtype = DType::kF16; }, StatusCode::kUnsupportedDtype},
+      {"A dtype out of range", [](Problem& p) { p.a.dtype = static_cast<DType>(9); },
+       StatusCode::kInvalidDtypeA},
+      {"bf16 A, f32 B", [](Problem& p) { p.a.dtype = DType::kBF16; }, StatusCode::kInvalidDtypeB},
+      {"f32 A/B, f16 C", [](Problem& p) { p.c.dtype = DType::kF16; }, StatusCode::kInvalidDtypeC},
+      {"f32 A/B, tf32 C", [](Problem& p) { p.c.dtype = DType::kTF32; },
+       StatusCode::kInvalidDtypeC},
+      {"bf16 A/B, f16 C",
+       [](Problem& p) {
+         p.a.dtype = p.b.dtype = DType::kBF16;
+         p.c.dtype = DType::kF16;
+       },
+       StatusCode::kInvalidDtypeC},
+      {"tf32 A/B, bf16 C",
+       [](Problem& p) {
+         p.a.dtype = p.b.dtype = DType::kTF32;
+         p.c.dtype = DType::kBF16;
+       },
+       StatusCode::kInvalidDtypeC},
+      {"bf16 A at an odd byte",
+       [](Problem& p) {
+         p.a.dtype = p.b.dtype = p.c.dtype = DType::kBF16;
+         p.a.data = static_cast<const char*>(p.a.data) + 1;
+       },
+       StatusCode::kMisalignedA},
+      {"f32 B at 2 bytes",
+       [](Problem& p) { p.b.data = static_cast<const char*>(p.b.data) + 2; },
+       StatusCode::kMisalignedB},
+      {"f16 C at an odd byte",
+       [](Problem& p) {
+         p.a.dtype = p.b.dtype = p.c.dtype = DType::kF16;
+         p.c.data = static_cast<char*>(p.c.data) + 1;
+       },
+       StatusCode::kMisalignedC},
   };
   for (const Case& c : cases) {
     Fixture f;
@@ -91,11 +122,15 @@ TEST(Validate, ChecksInBlasOrder) {
   p.a.ld = 0;
   p.b.ld = 0;
   p.c.ld = 0;
-  p.a.dtype = DType::kBF16;
+  p.a.dtype = static_cast<DType>(9);
+  p.b.dtype = DType::kF16;
+  p.c.dtype = DType::kBF16;
+  p.c.data = nullptr;
   const StatusCode order[] = {
-      StatusCode::kNullA,      StatusCode::kNullC,      StatusCode::kInvalidM,
-      StatusCode::kInvalidN,   StatusCode::kInvalidK,   StatusCode::kInvalidLda,
-      StatusCode::kInvalidLdb, StatusCode::kInvalidLdc, StatusCode::kUnsupportedDtype};
+      StatusCode::kNullA,         StatusCode::kNullC,         StatusCode::kInvalidM,
+      StatusCode::kInvalidN,      StatusCode::kInvalidK,      StatusCode::kInvalidLda,
+      StatusCode::kInvalidLdb,    StatusCode::kInvalidLdc,    StatusCode::kInvalidDtypeA,
+      StatusCode::kInvalidDtypeB, StatusCode::kInvalidDtypeC, StatusCode::kMisalignedC};
   for (StatusCode expected : order) {
     ASSERT_EQ(code_of(p), expected);
     switch (expected) {
@@ -103,7 +138,7 @@ TEST(Validate, ChecksInBlasOrder) {
         p.a.data = f.a.data();
         break;
       case StatusCode::kNullC:
-        p.c.data = f.c.data();
+        p.c.data = reinterpret_cast<char*>(f.c.data()) + 1;  // misaligned: the last check
         break;
       case StatusCode::kInvalidM:
         p.m = 4;
@@ -123,12 +158,53 @@ TEST(Validate, ChecksInBlasOrder) {
       case StatusCode::kInvalidLdc:
         p.c.ld = 5;
         break;
-      default:
+      case StatusCode::kInvalidDtypeA:
         p.a.dtype = DType::kF32;
+        break;
+      case StatusCode::kInvalidDtypeB:
+        p.b.dtype = DType::kF32;
+        break;
+      case StatusCode::kInvalidDtypeC:
+        p.c.dtype = DType::kF32;
+        break;
+      default:
+        p.c.data = f.c.data();
         break;
     }
   }
   EXPECT_TRUE(validate(p).ok());
+}
+
+TEST(Validate, AcceptsEverySupportedTypeCombinationAndNoOther) {
+  Fixture f;
+  const DType all[] = {DType::kF32, DType::kTF32, DType::kBF16, DType::kF16};
+  int accepted = 0;
+  for (DType ab : all) {
+    for (DType c : all) {
+      Problem p = Problem::make_typed(4, 5, 3, {ab, c}, f.a.data(), f.b.data(), f.c.data());
+      const bool expect = types_supported({ab, c});
+      EXPECT_EQ(validate(p).ok(), expect) << dtype_name(ab) << " -> " << dtype_name(c);
+      accepted += expect ? 1 : 0;
+    }
+  }
+  // f32 -> f32, tf32 -> f32, bf16 -> bf16 | f32, f16 -> f16 | f32
+  EXPECT_EQ(accepted, 6);
+  EXPECT_TRUE(types_supported({DType::kBF16, DType::kF32}));  // bf16 in, fp32 out
+  EXPECT_EQ(default_c_dtype(DType::kTF32), DType::kF32);
+  EXPECT_EQ(default_c_dtype(DType::kBF16), DType::kBF16);
+  EXPECT_STREQ(gemm_types_name({DType::kBF16, DType::kF32}), "bf16->f32");
+  EXPECT_STREQ(gemm_types_name({DType::kF16, DType::kF16}), "f16");
+}
+
+TEST(Gemm, BadDtypeIsRefusedWithoutLaunchingOrWriting) {
+  Fixture f;
+  Problem p = f.p;
+  p.c.dtype = DType::kBF16;  // f32 A/B into bf16 C: not a supported combination
+  const std::vector<float> before = f.c;
+  const Status s = gemm(p, "auto");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidDtypeC);
+  EXPECT_NE(s.message().find("argument C"), std::string::npos) << s.message();
+  EXPECT_EQ(std::memcmp(before.data(), f.c.data(), before.size() * sizeof(float)), 0);
 }
 
 TEST(Validate, EmptyMatricesMayHaveNullPointersAndMinimalLd) {
@@ -206,9 +282,14 @@ TEST(Status, NamesAndMessagesNameTheArgument) {
   EXPECT_NE(Status(StatusCode::kInvalidK).message().find("argument k"), std::string::npos);
   EXPECT_EQ(Status(StatusCode::kCudaError, cudaErrorInvalidValue).name(), "cudaErrorInvalidValue");
   EXPECT_NE(Status(StatusCode::kCudaError, 1), Status(StatusCode::kCudaError, 2));
-  const Status cublas(StatusCode::kCublasError, 1);  // CUBLAS_STATUS_NOT_INITIALIZED
+  // The library does not link cuBLAS: the provider passes its error's name along.
+  const Status cublas(StatusCode::kCublasError, 1, "CUBLAS_STATUS_NOT_INITIALIZED");
   EXPECT_EQ(cublas.name(), "CUBLAS_STATUS_NOT_INITIALIZED");
   EXPECT_NE(cublas.message().find("cuBLAS"), std::string::npos);
+  EXPECT_NE(Status(StatusCode::kCublasError, 7).message().find("7"), std::string::npos);
+  EXPECT_NE(Status(StatusCode::kInvalidDtypeB).message().find("argument B"), std::string::npos);
+  EXPECT_NE(Status(StatusCode::kMisalignedA).message().find("argument A"), std::string::npos);
+  EXPECT_NE(Status(StatusCode::kUnsupportedDevice).message().find("GPU"), std::string::npos);
 }
 
 }  // namespace
