@@ -3,7 +3,8 @@
 # benchmarks and the profiler counters, each step's log under $OUT/run, packed into $OUT/run.tgz
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
-#        fuzz ladder ladder-colb cute ncu (default: all)
+#        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
+#        sanitize-tensor tensor (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/tilegemm}
@@ -16,7 +17,10 @@ TG="$(cd "$BIN" && pwd)/tilegemm"
 # names no machine path.
 bench() { (cd "$R" && "$TG" bench "$@"); }
 STEPS=("$@")
-[ ${#STEPS[@]} -eq 0 ] && STEPS=(info tests fuzz sanitize seeds ladder ladder-colb cute ncu)
+[ ${#STEPS[@]} -eq 0 ] && STEPS=(info tests fuzz fuzz-tensor sanitize sanitize-tensor tensor seeds \
+  ladder ladder-colb cute ncu)
+# The element-type combinations of the tensor-core rungs: "A/B dtype:C dtype".
+TENSOR_TYPES=(${TENSOR_TYPES:-bf16:bf16 bf16:f32 f16:f16 f16:f32 tf32:f32})
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '-' )
 DAY=$(date -u +%Y-%m-%d)
 TAG="${GPU:-unknown}_${DAY}"
@@ -48,9 +52,42 @@ for step in "${STEPS[@]}"; do
       run_step fuzz "$TG" verify --kernels "${FUZZ_GLOB:-auto}" --fuzz "${FUZZ_CASES:-300}" --seed 11
       tail -5 "$R/fuzz.log" | tee -a "$summary"
       ;;
+    fuzz-tensor)
+      # >= 500 random cases per tensor-core instance in each type combination it claims.
+      for t in "${TENSOR_TYPES[@]}"; do
+        ab=${t%%:*} c=${t##*:}
+        run_step "fuzz_${ab}_${c}" "$TG" verify --kernels "${TENSOR_GLOB:-mma_sync_*},auto" \
+          --dtype "$ab" --dtype-c "$c" --fuzz "${TENSOR_FUZZ_CASES:-500}" --seed 13
+        tail -4 "$R/fuzz_${ab}_${c}.log" | tee -a "$summary"
+      done
+      ;;
     sanitize)
       run_step sanitize scripts/sanitize.sh "$TG" "${SANITIZE_GLOB:-*}"
       tail -3 "$R/sanitize.log" | tee -a "$summary"
+      ;;
+    sanitize-tensor)
+      for t in bf16:bf16 f16:f32 tf32:f32; do
+        ab=${t%%:*} c=${t##*:}
+        run_step "sanitize_${ab}_${c}" env SANITIZE_ARGS="--dtype $ab --dtype-c $c" \
+          scripts/sanitize.sh "$TG" "${TENSOR_GLOB:-mma_sync_*}"
+        tail -2 "$R/sanitize_${ab}_${c}.log" | tee -a "$summary"
+      done
+      ;;
+    tensor)
+      # Tensor-core rungs beside cuBLAS in the same types on the same buffers: squares 256..8192
+      # and 4095^3, each A/B layout mix at 4096^3.
+      for t in "${TENSOR_TYPES[@]}"; do
+        ab=${t%%:*} c=${t##*:}
+        run_step "bench_${ab}_${c}" bench --kernels "${TENSOR_GLOB:-mma_sync_*},auto" \
+          --dtype "$ab" --dtype-c "$c" --size 256:8192:x2 --shape 4095x4095x4095 \
+          --format json --output "${TAG}_tensor-${ab}-${c}.json"
+      done
+      for mix in "row col" "col row" "col col"; do
+        read -r la lb <<<"$mix"
+        run_step "bench_bf16_${la}_${lb}" bench --kernels "${TENSOR_GLOB:-mma_sync_*},auto" \
+          --dtype bf16 --layout-a "$la" --layout-b "$lb" --shape 4096x4096x4096 \
+          --format json --output "${TAG}_tensor-bf16-${la}${lb}.json"
+      done
       ;;
     seeds)
       # The seeds' sizes, every kernel, beside cuBLAS.

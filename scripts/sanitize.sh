@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs every registered kernel under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)
 # at a few small awkward shapes and layouts; fails on any report. Needs a GPU.
-# Usage: scripts/sanitize.sh [path/to/tilegemm] [kernel-glob]
+# Usage: [SANITIZE_ARGS="--dtype bf16"] scripts/sanitize.sh [path/to/tilegemm] [kernel-glob]
 set -uo pipefail
 TILEGEMM=${1:-./build/tools/tilegemm/tilegemm}
 GLOB=${2:-*}
 # shape and pads: odd sizes with padded leading dimensions take the scalar edge paths; the
 # aligned case (multiples of 4, no padding) takes the 16-byte and cp.async paths.
+# 136x72x24 has every leading dimension a multiple of 8: the 16-byte paths of 16-bit types.
 CASES=("1x1x1 0,0,0" "33x65x17 1,2,3" "132x68x20 0,0,0")
+[ -n "${SANITIZE_ARGS:-}" ] && CASES+=("136x72x24 0,0,0")
 LAYOUTS=("row row row" "col col col" "row col row" "col row col")
 failures=0
 runs=0
@@ -19,7 +21,8 @@ for tool in memcheck racecheck synccheck initcheck; do
       log=$(mktemp)
       compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
         "$TILEGEMM" verify --kernels "$GLOB" --shape "$shape" --alpha 1.5 --beta 0.5 \
-        --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" --seed 7 >"$log" 2>&1
+        --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" --seed 7 \
+        ${SANITIZE_ARGS:-} >"$log" 2>&1
       rc=$?
       runs=$((runs + 1))
       if [ $rc -ne 0 ]; then
