@@ -146,6 +146,14 @@ std::optional<int> runtime_blocks_per_sm(const void* device_function, int thread
       cuda_device_count() == 0) {
     return std::nullopt;
   }
+  // Above 48 KiB of dynamic shared memory the kernel must have opted in, or the runtime counts
+  // it as unlaunchable (0 blocks); launchers opt in on first launch, which may not have run.
+  constexpr std::int64_t kDefaultDynamicSmem = 48 * 1024;
+  if (dynamic_smem_bytes > kDefaultDynamicSmem &&
+      !ok(cudaFuncSetAttribute(device_function, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(dynamic_smem_bytes)))) {
+    return std::nullopt;
+  }
   int blocks = 0;
   if (!ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
           &blocks, device_function, threads_per_block,

@@ -164,7 +164,9 @@ TEST(Registry, AutoChoosesOnlyKernelsOfTheProblemsTypesAndGpu) {
         EXPECT_TRUE(k->desc.runs_on(cc)) << k->name << " on cc " << cc;
         EXPECT_TRUE(k->can_implement(p)) << k->name;
         // tf32 math only when asked: an fp32 problem never goes to a tensor-core kernel
-        if (t.ab == DType::kF32) EXPECT_EQ(k->desc.op_class, OpClass::kSimt) << k->name;
+        if (t.ab == DType::kF32) {
+          EXPECT_EQ(k->desc.op_class, OpClass::kSimt) << k->name;
+        }
       }
     }
   }
