@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The ladder table of docs/ladder.md, from measured `tilegemm bench --format json` results.
 
-Reads one or more bench JSON files (a `device` object and `results` rows carrying kernel, m, n, k,
-layout_a/b/c, median_ms, tflops, cublas_ratio, status) and prints, per layout mix found, a
-markdown table of every kernel in ladder order at the chosen sizes (default 4096^3 and 1024^3):
+Reads one or more bench JSON files (a `device` object and `results` rows carrying kernel, dtype,
+dtype_c, m, n, k, layout_a/b/c, median_ms, tflops, cublas_ratio, status; files from before the
+dtype_c key are f32 -> f32) and prints, per element types and layout mix found, a markdown table of every kernel in ladder order at the chosen sizes (default 4096^3 and 1024^3):
 TFLOP/s and the ratio to cuBLAS measured in the same run. With --geomean, a last column gives
-each kernel's geometric mean of the cuBLAS ratio over every shape of that layout mix in the files.
+each kernel's geometric mean of the cuBLAS ratio over every shape of that types and layout mix in
+the files.
 
 Usage:
   scripts/ladder_table.py bench/results/<gpu>_<date>_ladder.json [more.json ...]
@@ -30,6 +31,7 @@ RUNG_BY_PREFIX = [
     ("warptile", 7),
     ("cp_async", 8),
     ("tuned", 9),
+    ("mma_sync", 13),
 ]
 
 
@@ -43,7 +45,23 @@ def rung_of(name, rungs):
     for prefix, rung in RUNG_BY_PREFIX:
         if name.startswith(prefix):
             return rung
-    return 999  # later families (CuTe, tensor cores): after the SIMT ladder
+    return 999  # other families (CuTe): after the ladder
+
+
+def types_of(row):
+    """The row's (A/B, C) element types; a row without dtype_c has C's default for A/B's type."""
+    ab = row.get("dtype", "f32")
+    c = row.get("dtype_c") or ("f32" if ab in ("f32", "tf32") else ab)
+    return ab, c
+
+
+def types_name(ab, c):
+    """As the library's gemm_types_name: "bf16" when C has A/B's type (tf32 -> f32 is "tf32")."""
+    return ab if c == ab or (ab == "tf32" and c == "f32") else "%s->%s" % (ab, c)
+
+
+def mix_of(row):
+    return types_of(row) + (row["layout_a"], row["layout_b"], row["layout_c"])
 
 
 def load_rungs(path):
@@ -107,15 +125,16 @@ def main():
             " (SM clock %s MHz)" % clock if clock else "", stamp, command))
     print()
 
-    mixes = sorted({(r["layout_a"], r["layout_b"], r["layout_c"]) for r in rows})
+    # f32 first (the SIMT ladder), then the other types, each by layout mix.
+    mixes = sorted({mix_of(r) for r in rows}, key=lambda m: (m[:2] != ("f32", "f32"), m))
     for mix in mixes:
-        in_mix = [r for r in rows if (r["layout_a"], r["layout_b"], r["layout_c"]) == mix]
+        in_mix = [r for r in rows if mix_of(r) == mix]
         by_key = {}
         for r in in_mix:
             by_key[(r["kernel"], r["m"], r["n"], r["k"])] = r
         kernels = sorted({r["kernel"] for r in in_mix}, key=lambda n: (rung_of(n, rungs), n))
 
-        print("### A %s, B %s, C %s\n" % mix)
+        print("### %s: A %s, B %s, C %s\n" % ((types_name(*mix[:2]),) + mix[2:]))
         header = ["rung", "kernel"]
         for s in sizes:
             header += ["%d^3 TFLOP/s" % s, "%d^3 vs cuBLAS" % s]

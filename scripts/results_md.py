@@ -14,6 +14,18 @@ def fmt(value, spec):
     return "-" if value is None else format(value, spec)
 
 
+def types_of(row):
+    """The row's (A/B, C) element types; files from before the dtype_c key are f32 -> f32."""
+    ab = row.get("dtype", "f32")
+    c = row.get("dtype_c") or ("f32" if ab in ("f32", "tf32") else ab)
+    return ab, c
+
+
+def types_name(ab, c):
+    """As the library's gemm_types_name: "bf16" when C has A/B's type (tf32 -> f32 is "tf32")."""
+    return ab if c == ab or (ab == "tf32" and c == "f32") else f"{ab}->{c}"
+
+
 def main(path):
     with open(path) as f:
         data = json.load(f)
@@ -27,17 +39,21 @@ def main(path):
           f"runtime {dev.get('runtime_version', '?')}")
     print(f"- when: {data.get('timestamp', '?')}")
     print(f"- command: `{data.get('command', '?')}`")
+    types = sorted({types_of(r) for r in data["results"]})
+    print("- types: " + "; ".join(f"A/B {ab}, C {c}" for ab, c in types)
+          + " (fp32 accumulation, alpha and beta fp32)")
     print(f"- timing: {settings.get('warmup', '?')} warm-up launches, median of "
           f"{settings.get('reps', '?')} timed launches (one CUDA event pair each), "
           f"L2 {'flushed' if settings.get('cold') else 'warm'}, seed {settings.get('seed', '?')}; "
-          "cuBLAS SGEMM timed in the same process on the same buffers")
+          "cuBLAS timed in the same process, in the same types, on the same buffers")
     print()
-    print("| kernel | M | N | K | layout A,B,C | median ms | min ms | max ms | TFLOP/s "
+    print("| kernel | M | N | K | layout A,B,C | types | median ms | min ms | max ms | TFLOP/s "
           "| x cuBLAS | rel error | status |")
-    print("|---|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|---|")
+    print("|---|--:|--:|--:|---|---|--:|--:|--:|--:|--:|--:|---|")
     for r in data["results"]:
         layout = f"{r.get('layout_a', '?')},{r.get('layout_b', '?')},{r.get('layout_c', '?')}"
         print(f"| {r['kernel']} | {r['m']} | {r['n']} | {r['k']} | {layout} "
+              f"| {types_name(*types_of(r))} "
               f"| {fmt(r.get('median_ms'), '.4f')} | {fmt(r.get('min_ms'), '.4f')} "
               f"| {fmt(r.get('max_ms'), '.4f')} | {fmt(r.get('tflops'), '.2f')} "
               f"| {fmt(r.get('cublas_ratio'), '.3f')} | {fmt(r.get('rel_error'), '.2e')} "

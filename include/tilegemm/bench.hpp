@@ -1,6 +1,6 @@
 // The benchmark side of libtilegemm, everything `tilegemm` does beyond argument handling:
-//   1. parsing of the lab's inputs (size lists, shapes, layouts, pads, formats, kernel globs),
-//      each error an InputError that names the flag;
+//   1. parsing of the lab's inputs (size lists, shapes, layouts, pads, element types, formats,
+//      kernel globs), each error an InputError that names the flag;
 //   2. the case lists of the correctness sweep (standard_sweep, fuzz_cases);
 //   3. the timer (CUDA events around each launch, warm-up, median/min/max, optional L2 flush);
 //   4. the benchmark and verification runners over the Testbed;
@@ -15,6 +15,7 @@
 #include <iosfwd>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -80,10 +81,37 @@ std::uint64_t parse_seed(std::string_view flag, std::string_view text);
 // A finite number that survives the conversion to float.
 float parse_scalar(std::string_view flag, std::string_view text);
 
+// A/B's element type: "f32", "tf32", "bf16" or "f16" (dtype_name's spellings). Anything else:
+// "<flag>: unknown dtype 'fp8'; expected f32, tf32, bf16 or f16".
+DType parse_dtype(std::string_view flag, std::string_view text);
+// C's element type: "f32", "bf16" or "f16" (tf32 is a way of reading fp32 A/B, not a storage type
+// for C).
+DType parse_dtype_c(std::string_view flag, std::string_view text);
+// The element types of `--dtype` and `--dtype-c`: an empty A/B text means f32, an empty C text
+// means default_c_dtype(A/B). A combination the library does not compute (types_supported) is
+// an InputError naming `c_flag`.
+GemmTypes parse_types(std::string_view ab_flag, std::string_view ab_text, std::string_view c_flag,
+                      std::string_view c_text);
+
+// The GPUs a kernel runs on, from its description: "any", "sm_80" (8.0 or later), "sm_90a"
+// (exactly 9.0: an architecture-specific kernel), "sm_80..sm_89".
+std::string cc_requirement(const KernelDesc& desc);
+// "sm_90" for 90.
+std::string sm_name(int cc);
+
+// What `--kernels` selects for one run.
+struct KernelSelection {
+  std::vector<std::string> names;    // ladder order, "auto" last
+  std::vector<std::string> skipped;  // one note per kernel this GPU cannot run:
+                                     // "skipped <name>: needs sm_90a (this GPU is sm_80)"
+};
 // Comma-separated globs over the registry's names ('*', '?'), plus the word "auto" (the
-// dispatcher's choice per problem). Returns the selected names in ladder order, "auto" last;
-// a glob that matches no kernel is an error.
-std::vector<std::string> select_kernels(std::string_view flag, std::string_view text);
+// dispatcher's choice per problem). A glob that matches no kernel is an error; with `types`,
+// kernels that do not compute them are dropped, and a glob left with none is an error naming
+// the types. With cc > 0 (10 * major + minor of the GPU that will run them), kernels that GPU
+// cannot run are moved to `skipped`; cc == 0 filters nothing by GPU. "auto" is never dropped.
+KernelSelection select_kernels(std::string_view flag, std::string_view text,
+                               std::optional<GemmTypes> types, int cc);
 
 enum class Format { kTable, kCsv, kJson, kMarkdown };
 Format parse_format(std::string_view flag, std::string_view text);  // table|csv|json|md
@@ -105,12 +133,13 @@ const std::vector<std::pair<float, float>>& sweep_scalars();
 // Deterministic cover of the sweep sizes: the all-equal triples plus a pairwise cover (every
 // pair of sizes meets in every pair of positions), spread over the layout x (alpha, beta)
 // combinations, plus, for every combination, shapes with 1 and with 1025 in each position.
-// Some cases pad the leading dimensions. Every case carries `seed`. Over 300 cases.
-std::vector<CaseSpec> standard_sweep(std::uint64_t seed);
+// Some cases pad the leading dimensions. Every case carries `seed` and `types`. Over 300 cases.
+std::vector<CaseSpec> standard_sweep(std::uint64_t seed, GemmTypes types = {});
 // `count` random cases: each dimension 1..2048, any of the 8 layout mixes, alpha and beta from a
-// set that includes 0 and 1 (all exactly printable, so replay flags reproduce them), pads 0..5.
-// The same (count, seed) always gives the same cases, on any platform.
-std::vector<CaseSpec> fuzz_cases(std::int64_t count, std::uint64_t seed);
+// set that includes 0 and 1 (all exactly printable, so replay flags reproduce them), pads 0..5,
+// every case of element types `types`. The same (count, seed) always gives the same shapes,
+// layouts, scalars and pads, on any platform and for any types.
+std::vector<CaseSpec> fuzz_cases(std::int64_t count, std::uint64_t seed, GemmTypes types = {});
 
 // ---------------------------------------------------------------------------------------------
 // 3. Timer
@@ -163,7 +192,7 @@ inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 struct BenchRow {
   std::string kernel;  // a registry name, "auto(<chosen>)" or "cublas"
-  DType dtype = DType::kF32;
+  GemmTypes types;     // A/B and C element types (cuBLAS runs in the same ones)
   Shape shape;
   Layout la = Layout::kRowMajor, lb = Layout::kRowMajor, lc = Layout::kRowMajor;
   float alpha = 1.0f, beta = 0.0f;
@@ -181,6 +210,7 @@ struct BenchRow {
 struct BenchRequest {
   std::vector<std::string> kernels;  // names from select_kernels
   std::vector<Shape> shapes;
+  GemmTypes types;  // A/B and C element types of every shape
   float alpha = 1.0f, beta = 0.0f;
   Layout la = Layout::kRowMajor, lb = Layout::kRowMajor, lc = Layout::kRowMajor;
   Pads pads;
@@ -195,18 +225,21 @@ struct BenchReport {
   TimingOptions timing;
   std::uint64_t seed = 1;
   std::vector<BenchRow> rows;
+  std::vector<std::string> skipped;  // select_kernels' notes: kernels this GPU cannot run
 };
 
 using ProgressFn = std::function<void(const std::string& line)>;
 
 // The testbed case of one benchmark shape.
 CaseSpec bench_case(const BenchRequest& request, const Shape& shape);
-// Device bytes the testbed allocates for a case (A, B, three copies of C, the fp64 reference).
+// Device bytes the testbed allocates for a case (Testbed::device_bytes: A and B at their element
+// size, three copies of C at its element size, the fp64 reference).
 double testbed_bytes(const CaseSpec& spec);
 
-// Per shape: verify and time cuBLAS, then each kernel (N/A when it cannot implement the problem,
-// FAILED with the reason when its result is wrong, timed otherwise). Rows in run order, cuBLAS
-// first per shape. `progress` gets one line per row before it runs.
+// Per shape: verify and time cuBLAS in the request's types on the same buffers, then each kernel
+// (N/A when it cannot implement the problem or cannot run on this GPU, FAILED with the reason
+// when its result is wrong, timed otherwise). Rows in run order, cuBLAS first per shape.
+// `progress` gets one line per row before it runs.
 BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress);
 // No row FAILED.
 bool bench_passed(const BenchReport& report);
@@ -224,13 +257,19 @@ struct KernelSummary {
   double worst_ratio = 0.0;      // worst rel_error / tolerance
 };
 struct VerifyReport {
+  GemmTypes types;  // the cases' element types (one run verifies one combination)
   std::vector<KernelSummary> kernels;
   std::vector<VerifyFailure> failures;
+  std::vector<std::string> skipped;  // select_kernels' notes: kernels this GPU cannot run
   bool passed() const { return failures.empty(); }
 };
-// "tilegemm verify --kernels <kernel> <spec.replay_flags()>"
+// "--dtype bf16 --dtype-c f32" for these types; "" for f32 -> f32 (the CLI's default).
+std::string dtype_flags(GemmTypes types);
+// "tilegemm verify --kernels <kernel> <spec.replay_flags()>", with the dtype flags of spec.types.
 std::string replay_command(const std::string& kernel, const CaseSpec& spec);
-// One testbed per case, every kernel on it. `on_failure` is called as each failure happens.
+// One testbed per case, every kernel on it (N/A where it cannot implement the case or cannot run
+// on this GPU). report.types comes from the first case. `on_failure` is called as each failure
+// happens.
 VerifyReport run_verify(const std::vector<std::string>& kernels, const std::vector<CaseSpec>& cases,
                         const ProgressFn& progress,
                         const std::function<void(const VerifyFailure&)>& on_failure);
@@ -275,10 +314,15 @@ std::string join_command(int argc, const char* const* argv);
 
 nlohmann::json to_json(const DeviceInfo& device);
 
-// `tilegemm list`
-Table kernel_table(const std::vector<KernelInfo>& kernels);
-nlohmann::json kernels_json(const std::vector<KernelInfo>& kernels);
-void write_kernels(std::ostream& os, const std::vector<KernelInfo>& kernels, Format format);
+// `tilegemm list`. `cc` is the running GPU's compute capability (0: no GPU), for the "runs
+// here" column: "yes", "no (needs sm_90a)" or "no GPU".
+// "bf16,bf16->f32,f16,f16->f32": every combination the kernel computes, gemm_types_name each.
+std::string types_list(const KernelDesc& desc);
+std::string runs_here(const KernelDesc& desc, int cc);
+Table kernel_table(const std::vector<KernelInfo>& kernels, int cc);
+nlohmann::json kernels_json(const std::vector<KernelInfo>& kernels, int cc);
+void write_kernels(std::ostream& os, const std::vector<KernelInfo>& kernels, int cc,
+                   Format format);
 
 // `tilegemm devices`: one column per device, one row per property.
 std::vector<Section> device_sections(const std::vector<DeviceInfo>& devices);

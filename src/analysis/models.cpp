@@ -9,8 +9,6 @@ namespace tilegemm::analysis {
 
 namespace {
 
-constexpr double kBytesF32 = 4.0;
-
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
@@ -19,8 +17,22 @@ double d(std::int64_t v) {
   return static_cast<double>(v);
 }
 
+// Dense tensor-core peaks of a device and where they come from.
+struct TensorPeaks {
+  double tf32 = 0.0, bf16 = 0.0, fp16 = 0.0, fp8 = 0.0;
+  std::string source;
+};
+
+void set_tensor(DeviceSpec* s, TensorPeaks peaks) {
+  s->tf32_tflops = peaks.tf32;
+  s->bf16_tflops = peaks.bf16;
+  s->fp16_tflops = peaks.fp16;
+  s->fp8_tflops = peaks.fp8;
+  s->tensor_source = std::move(peaks.source);
+}
+
 DeviceSpec hopper(std::string key, std::string name, double tflops, double gbs, std::string source,
-                  bool measured) {
+                  bool measured, TensorPeaks peaks) {
   DeviceSpec s;
   s.key = std::move(key);
   s.name = std::move(name);
@@ -28,6 +40,7 @@ DeviceSpec hopper(std::string key, std::string name, double tflops, double gbs, 
   s.bandwidth_gbs = gbs;
   s.source = std::move(source);
   s.measured = measured;
+  set_tensor(&s, std::move(peaks));
   s.cc = "9.0";
   s.sm_count = 132;
   s.smem_per_sm_bytes = 228 * 1024;
@@ -37,14 +50,15 @@ DeviceSpec hopper(std::string key, std::string name, double tflops, double gbs, 
   return s;
 }
 
-DeviceSpec ampere(std::string key, std::string name, double tflops, double gbs,
-                  std::string source) {
+DeviceSpec ampere(std::string key, std::string name, double tflops, double gbs, std::string source,
+                  TensorPeaks peaks) {
   DeviceSpec s;
   s.key = std::move(key);
   s.name = std::move(name);
   s.fp32_tflops = tflops;
   s.bandwidth_gbs = gbs;
   s.source = std::move(source);
+  set_tensor(&s, std::move(peaks));
   s.cc = "8.0";
   s.sm_count = 108;
   s.smem_per_sm_bytes = 164 * 1024;
@@ -56,12 +70,14 @@ DeviceSpec ampere(std::string key, std::string name, double tflops, double gbs,
 
 }  // namespace
 
-TrafficModel traffic(const GemmSize& size, const TileDims& tile) {
+TrafficModel traffic(const GemmSize& size, const TileDims& tile, GemmTypes types) {
   TrafficModel t;
+  t.ab_bytes = static_cast<double>(dtype_bytes(types.ab));
+  t.c_bytes = static_cast<double>(dtype_bytes(types.c));
   const double m = d(size.m), n = d(size.n), k = d(size.k);
-  t.naive_bytes = m * n * (k + k) * kBytesF32;
-  t.minimum_bytes = (m * k + k * n) * kBytesF32;
-  t.c_store_bytes = m * n * kBytesF32;
+  t.naive_bytes = m * n * (k + k) * t.ab_bytes;
+  t.minimum_bytes = (m * k + k * n) * t.ab_bytes;
+  t.c_store_bytes = m * n * t.c_bytes;
   t.has_tiled = tile.bm > 0 && tile.bn > 0 && tile.bk > 0;
   if (!t.has_tiled) return t;
   t.blocks_m = ceil_div(size.m, tile.bm);
@@ -70,8 +86,8 @@ TrafficModel traffic(const GemmSize& size, const TileDims& tile) {
   // Every block loads, per K step, its BM x BK slice of A and its BK x BN slice of B (edge tiles
   // counted whole, as the seed does: a zero-padded load still costs its instructions).
   const double steps = d(t.blocks_m) * d(t.blocks_n) * d(t.blocks_k);
-  t.tiled_a_bytes = steps * d(tile.bm) * d(tile.bk) * kBytesF32;
-  t.tiled_b_bytes = steps * d(tile.bk) * d(tile.bn) * kBytesF32;
+  t.tiled_a_bytes = steps * d(tile.bm) * d(tile.bk) * t.ab_bytes;
+  t.tiled_b_bytes = steps * d(tile.bk) * d(tile.bn) * t.ab_bytes;
   t.tiled_bytes = t.tiled_a_bytes + t.tiled_b_bytes;
   t.reduction = t.naive_bytes / t.tiled_bytes;
   t.max_reduction = 2.0 * d(tile.bm) * d(tile.bn) / (d(tile.bm) + d(tile.bn));
@@ -82,32 +98,67 @@ double flops(const GemmSize& size) {
   return 2.0 * d(size.m) * d(size.n) * d(size.k);
 }
 
-double arithmetic_intensity(const GemmSize& size) {
+double ideal_bytes(const GemmSize& size, GemmTypes types) {
   const double m = d(size.m), n = d(size.n), k = d(size.k);
-  return flops(size) / (kBytesF32 * (m * k + k * n + m * n));
+  return static_cast<double>(dtype_bytes(types.ab)) * (m * k + k * n) +
+         static_cast<double>(dtype_bytes(types.c)) * (m * n);
+}
+
+double arithmetic_intensity(const GemmSize& size, GemmTypes types) {
+  return flops(size) / ideal_bytes(size, types);
 }
 
 double intensity_of(const GemmSize& size, double bytes) {
   return flops(size) / bytes;
 }
 
-const std::vector<DeviceSpec>& device_specs() {
-  static const std::vector<DeviceSpec> specs = {
+// The ceilings. Every datasheet number is from NVIDIA's product datasheets (A100, H100 and H200
+// Tensor Core GPU), SXM parts. The datasheets print tensor-core peaks with structured sparsity
+// (marked "*"); the dense peaks here are half of those, which is what a dense GEMM can reach:
+// A100 TF32 156, BF16/FP16 312 TFLOP/s (no FP8 unit); H100 and H200 SXM (the same compute) TF32
+// 495, BF16/FP16 989, FP8 1979 TFLOP/s. The measured entry holds no tensor-core peak: none was
+// measured, and the datasheet's does not belong in a measured row.
+namespace {
+
+std::vector<DeviceSpec> build_device_specs() {
+  const TensorPeaks ampere_peaks{156.0, 312.0, 312.0, 0.0,
+                                 "NVIDIA A100 Tensor Core GPU datasheet: dense TF32 156, BF16 "
+                                 "312, FP16 312 TFLOPS (half the sheet's with-sparsity figures)"};
+  const TensorPeaks hopper_peaks{495.0, 989.0, 989.0, 1979.0, ""};
+  auto hopper_sheet = [&](const char* gpu, const char* part) {
+    TensorPeaks p = hopper_peaks;
+    p.source = std::string("NVIDIA ") + gpu +
+               " Tensor Core GPU datasheet: dense TF32 495, BF16 989, FP16 989, FP8 1979 TFLOPS "
+               "(half the sheet's with-sparsity figures, " +
+               part + ")";
+    return p;
+  };
+  return {
       ampere("a100", "NVIDIA A100 SXM4 80GB", 19.5, 2039.0,
-             "NVIDIA A100 Tensor Core GPU datasheet: FP32 19.5 TFLOPS, 2,039 GB/s (SXM4 80GB)"),
+             "NVIDIA A100 Tensor Core GPU datasheet: FP32 19.5 TFLOPS, 2,039 GB/s (SXM4 80GB)",
+             ampere_peaks),
       hopper("h100", "NVIDIA H100 SXM5", 67.0, 3350.0,
-             "NVIDIA H100 Tensor Core GPU datasheet: FP32 67 TFLOPS, 3.35 TB/s (SXM5)", false),
+             "NVIDIA H100 Tensor Core GPU datasheet: FP32 67 TFLOPS, 3.35 TB/s (SXM5)", false,
+             hopper_sheet("H100", "SXM5")),
       hopper("h200", "NVIDIA H200 SXM", 67.0, 4800.0,
-             "NVIDIA H200 Tensor Core GPU datasheet: FP32 67 TFLOPS, 4.8 TB/s (SXM)", false),
+             "NVIDIA H200 Tensor Core GPU datasheet: FP32 67 TFLOPS, 4.8 TB/s (SXM)", false,
+             hopper_sheet("H200", "SXM")),
       ampere("a100-40gb", "NVIDIA A100 SXM4 40GB", 19.5, 1555.0,
              "NVIDIA A100 Tensor Core GPU datasheet: FP32 19.5 TFLOPS, 1,555 GB/s (40GB); "
-             "the numbers seed 002 uses"),
+             "the numbers seed 002 uses",
+             ampere_peaks),
       hopper("h200-measured", "NVIDIA H200 (measured ceilings)", 63.8, 4300.0,
              "measured on an H200, 2026-11-21, before tilegemm had a ceiling benchmark of its own: "
              "FFMA throughput "
              "63.8 TFLOP/s, copy bandwidth 4.30 TB/s",
-             true),
+             true, TensorPeaks{}),
   };
+}
+
+}  // namespace
+
+const std::vector<DeviceSpec>& device_specs() {
+  static const std::vector<DeviceSpec> specs = build_device_specs();
   return specs;
 }
 
@@ -123,13 +174,50 @@ const DeviceSpec* measured_spec_for(std::string_view key) {
   return nullptr;
 }
 
-Roofline roofline(double intensity, const DeviceSpec& device) {
+OpClass default_op_class(DType ab) {
+  return ab == DType::kF32 ? OpClass::kSimt : OpClass::kMmaSync;
+}
+
+Peak peak_for(const DeviceSpec& device, DType ab, OpClass op) {
+  Peak p;
+  if (op == OpClass::kSimt || ab == DType::kF32) {
+    p.label = "FP32";
+    p.tflops = device.fp32_tflops;
+    p.source = device.source;
+    return p;
+  }
+  p.tensor = true;
+  p.source = device.tensor_source;
+  switch (ab) {
+    case DType::kTF32:
+      p.label = "TF32 tensor";
+      p.tflops = device.tf32_tflops;
+      break;
+    case DType::kBF16:
+      p.label = "BF16 tensor";
+      p.tflops = device.bf16_tflops;
+      break;
+    case DType::kF16:
+      p.label = "FP16 tensor";
+      p.tflops = device.fp16_tflops;
+      break;
+    case DType::kF32:
+      break;
+  }
+  return p;
+}
+
+Roofline roofline(double intensity, double peak_tflops, double bandwidth_gbs) {
   Roofline r;
   r.intensity = intensity;
-  r.ridge = device.fp32_tflops * 1e12 / (device.bandwidth_gbs * 1e9);
-  r.attainable_tflops = std::min(device.fp32_tflops, intensity * device.bandwidth_gbs * 1e-3);
+  r.ridge = peak_tflops * 1e12 / (bandwidth_gbs * 1e9);
+  r.attainable_tflops = std::min(peak_tflops, intensity * bandwidth_gbs * 1e-3);
   r.compute_bound = intensity >= r.ridge;
   return r;
+}
+
+Roofline roofline(double intensity, const DeviceSpec& device) {
+  return roofline(intensity, device.fp32_tflops, device.bandwidth_gbs);
 }
 
 Occupancy occupancy(int threads_per_block, std::int64_t smem_bytes, int regs_per_thread,

@@ -27,12 +27,30 @@ std::string bytes_text(double bytes) {
   return format("%.0f", bytes);
 }
 
-TileRow square_row(int t, int regs, const DeviceSpec& device) {
+// The A/B type as the traffic section names it ("fp32" as the seed says).
+std::string dtype_label(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return "fp32";
+    case DType::kTF32:
+      return "tf32 (fp32 storage)";
+    case DType::kBF16:
+    case DType::kF16:
+      break;
+  }
+  return dtype_name(dtype);
+}
+
+std::string int_text(double v) {
+  return format("%.0f", v);
+}
+
+TileRow square_row(int t, int regs, std::int64_t element_bytes, const DeviceSpec& device) {
   TileRow r;
   r.label = "T=" + std::to_string(t);
   r.tile = TileDims{t, t, t};
   r.threads = t * t;
-  r.smem_bytes = 2LL * t * t * 4;  // two T x T fp32 tiles
+  r.smem_bytes = 2LL * t * t * element_bytes;  // two T x T tiles of A/B's type
   r.reuse = t;
   r.regs_per_thread = regs;
   r.regs_source = "assumed (--regs)";
@@ -47,7 +65,16 @@ json device_json(const DeviceSpec& s) {
               {"fp32_tflops", s.fp32_tflops},
               {"bandwidth_gbs", s.bandwidth_gbs},
               {"source", s.source},
+              {"tf32_tflops", s.tf32_tflops},
+              {"bf16_tflops", s.bf16_tflops},
+              {"fp16_tflops", s.fp16_tflops},
+              {"fp8_tflops", s.fp8_tflops},
+              {"tensor_source", s.tensor_source},
               {"measured", s.measured}};
+}
+
+json peak_json(const Peak& p) {
+  return json{{"label", p.label}, {"tflops", p.tflops}, {"tensor", p.tensor}, {"source", p.source}};
 }
 
 }  // namespace
@@ -76,6 +103,21 @@ AnalysisReport analyze(const AnalyzeRequest& request) {
                                             "' is not a known device (want one of " + keys + ")");
   }
   r.device = *device;
+  if (!dtype_valid(request.types.ab)) throw bench::InputError("--dtype", "not a valid dtype");
+  if (!types_supported(request.types)) {
+    throw bench::InputError("--dtype-c", std::string("'") + dtype_name(request.types.c) +
+                                             "' is not a C dtype for --dtype " +
+                                             dtype_name(request.types.ab));
+  }
+  if (request.kernel != nullptr && !request.kernel->desc.computes(request.types)) {
+    std::string computes;
+    for (GemmTypes t : request.kernel->desc.types) {
+      computes += (computes.empty() ? "" : ", ") + std::string(gemm_types_name(t));
+    }
+    throw bench::InputError("--kernel", "'" + request.kernel->name + "' does not compute " +
+                                            gemm_types_name(request.types) + " (it computes " +
+                                            computes + ": pick one with --dtype/--dtype-c)");
+  }
   if (request.regs_per_thread < 1 || request.regs_per_thread > device->max_regs_per_thread) {
     throw bench::InputError("--regs", "'" + std::to_string(request.regs_per_thread) +
                                           "' must be 1.." +
@@ -95,36 +137,47 @@ AnalysisReport analyze(const AnalyzeRequest& request) {
       r.tile_label += " (square, T=" + std::to_string(r.tile.bm) + ")";
     }
   }
-  r.traffic = traffic(request.size, r.tile);
-  r.intensity = arithmetic_intensity(request.size);
+  const GemmTypes types = request.types;
+  r.traffic = traffic(request.size, r.tile, types);
+  r.intensity = arithmetic_intensity(request.size, types);
+  r.op_class =
+      request.kernel != nullptr ? request.kernel->desc.op_class : default_op_class(types.ab);
 
   std::vector<const DeviceSpec*> ceilings{device};
-  if (const DeviceSpec* measured = measured_spec_for(device->key)) ceilings.push_back(measured);
+  if (const DeviceSpec* measured = measured_spec_for(device->key)) {
+    const Peak p = peak_for(*measured, types.ab, r.op_class);
+    if (p.tflops > 0.0) {
+      ceilings.push_back(measured);
+    } else {
+      r.roofline_notes.push_back(measured->key + " is left out: it holds no measured " + p.label +
+                                 " peak.");
+    }
+  }
   const GemmSize& size = request.size;
   for (const DeviceSpec* spec : ceilings) {
     RooflineSet set;
     set.device = *spec;
-    const double ideal_bytes = 4.0 * (static_cast<double>(size.m) * static_cast<double>(size.k) +
-                                      static_cast<double>(size.k) * static_cast<double>(size.n) +
-                                      static_cast<double>(size.m) * static_cast<double>(size.n));
-    set.rows.push_back(
-        {"ideal: each operand moved once (seed 002)", ideal_bytes, roofline(r.intensity, *spec)});
+    set.peak = peak_for(*spec, types.ab, r.op_class);
+    auto roof = [&](double intensity) {
+      return roofline(intensity, set.peak.tflops, spec->bandwidth_gbs);
+    };
+    set.rows.push_back({"ideal: each operand moved once (seed 002)", ideal_bytes(size, types),
+                        roof(r.intensity)});
     if (r.traffic.has_tiled) {
       const double b = r.traffic.tiled_bytes + r.traffic.c_store_bytes;
-      set.rows.push_back(
-          {"tiled: tile loads + C store", b, roofline(intensity_of(size, b), *spec)});
+      set.rows.push_back({"tiled: tile loads + C store", b, roof(intensity_of(size, b))});
     }
     const double nb = r.traffic.naive_bytes + r.traffic.c_store_bytes;
-    set.rows.push_back(
-        {"naive: per-thread loads + C store", nb, roofline(intensity_of(size, nb), *spec)});
+    set.rows.push_back({"naive: per-thread loads + C store", nb, roof(intensity_of(size, nb))});
     r.rooflines.push_back(set);
   }
 
   const int regs = request.regs_per_thread;
-  for (int t : {8, 16, 32}) r.tiles.push_back(square_row(t, regs, *device));
+  const auto element = static_cast<std::int64_t>(dtype_bytes(types.ab));
+  for (int t : {8, 16, 32}) r.tiles.push_back(square_row(t, regs, element, *device));
   const bool square = request.kernel == nullptr && r.tile.bm == r.tile.bn && r.tile.bn == r.tile.bk;
   if (square && r.tile.bm != 8 && r.tile.bm != 16 && r.tile.bm != 32 && r.tile.bm <= 1024) {
-    r.tiles.push_back(square_row(static_cast<int>(r.tile.bm), regs, *device));
+    r.tiles.push_back(square_row(static_cast<int>(r.tile.bm), regs, element, *device));
   }
   if (request.kernel != nullptr) {
     const TileConfig& c = request.kernel->tile;
@@ -149,27 +202,42 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
   std::vector<bench::Section> out;
 
   // Traffic.
+  const GemmTypes types = r.request.types;
+  const bool f32 = types == GemmTypes{};
+  const std::string e = int_text(t.ab_bytes);    // bytes of an A/B element
+  const std::string ec = int_text(t.c_bytes);    // bytes of a C element
   bench::Section traffic_s;
-  traffic_s.title = "Memory traffic (seed 004 analyze_tiled_traffic; fp32, loads of A and B)";
-  traffic_s.notes_before.push_back("Problem: C = alpha*A*B + beta*C, M=" + std::to_string(size.m) +
-                                   " N=" + std::to_string(size.n) + " K=" + std::to_string(size.k) +
-                                   ", " + format("%.3f", flops(size) / 1e9) + " GFLOP; tile " +
-                                   r.tile_label + ".");
+  traffic_s.title = "Memory traffic (seed 004 analyze_tiled_traffic; " + dtype_label(types.ab) +
+                    ", loads of A and B)";
+  std::string problem_line = "Problem: C = alpha*A*B + beta*C, M=" + std::to_string(size.m) +
+                             " N=" + std::to_string(size.n) + " K=" + std::to_string(size.k) +
+                             ", " + format("%.3f", flops(size) / 1e9) + " GFLOP; tile " +
+                             r.tile_label;
+  if (!f32) {
+    problem_line += "; A/B " + std::string(dtype_name(types.ab)) + " (" + e + " bytes), C " +
+                    dtype_name(types.c) + " (" + ec + " bytes), fp32 accumulation";
+  }
+  const Layout la = r.request.la, lb = r.request.lb, lc = r.request.lc;
+  if (la != Layout::kRowMajor || lb != Layout::kRowMajor || lc != Layout::kRowMajor) {
+    problem_line += std::string("; layouts A,B,C ") + layout_name(la) + "," + layout_name(lb) +
+                    "," + layout_name(lc);
+  }
+  traffic_s.notes_before.push_back(problem_line + ".");
   bench::Table& tt = traffic_s.table;
   tt.add_column("model");
   tt.add_column("formula");
   tt.add_column("bytes", true);
   tt.add_column("size", true);
   tt.add_column("x minimum", true);
-  tt.add_row({"naive", "M*N*(K+K)*4", bytes_text(t.naive_bytes), seed_gb2(t.naive_bytes),
+  tt.add_row({"naive", "M*N*(K+K)*" + e, bytes_text(t.naive_bytes), seed_gb2(t.naive_bytes),
               seed_factor(t.naive_bytes / t.minimum_bytes)});
   if (t.has_tiled) {
-    tt.add_row({"tiled " + tile_text(r.tile), "blocks_m*blocks_n*blocks_k*(BM*BK+BK*BN)*4",
+    tt.add_row({"tiled " + tile_text(r.tile), "blocks_m*blocks_n*blocks_k*(BM*BK+BK*BN)*" + e,
                 bytes_text(t.tiled_bytes), seed_gb3(t.tiled_bytes),
                 seed_factor(t.tiled_bytes / t.minimum_bytes)});
   }
-  tt.add_row({"minimum", "(M*K + K*N)*4", bytes_text(t.minimum_bytes), seed_mb2(t.minimum_bytes),
-              seed_factor(1.0)});
+  tt.add_row({"minimum", "(M*K + K*N)*" + e, bytes_text(t.minimum_bytes),
+              seed_mb2(t.minimum_bytes), seed_factor(1.0)});
   if (t.has_tiled) {
     traffic_s.notes_after.push_back("Reduction factor naive/tiled: " + seed_factor(t.reduction) +
                                     " (theoretical max " + seed_factor(t.max_reduction) +
@@ -184,7 +252,7 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
         "only the naive model applies.");
   }
   traffic_s.notes_after.push_back(
-      "C's store, M*N*4 = " + bytes_text(t.c_store_bytes) +
+      "C's store, M*N*" + ec + " = " + bytes_text(t.c_store_bytes) +
       " bytes, is in none of the three (as in the seed). Loads, not DRAM bytes: L2 serves part "
       "of them, so DRAM traffic lies between the minimum and the model.");
   out.push_back(traffic_s);
@@ -192,12 +260,27 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
   // Roofline.
   bench::Section roof;
   roof.title = "Arithmetic intensity and roofline on " + r.device.name;
-  roof.notes_before.push_back("AI = 2MNK / (4(MK + KN + MN)) = " + format("%.0f", flops(size)) +
+  const std::string ai_bytes = t.ab_bytes == t.c_bytes ? e + "(MK + KN + MN)"
+                                                       : e + "(MK + KN) + " + ec + "MN";
+  roof.notes_before.push_back("AI = 2MNK / (" + ai_bytes + ") = " + format("%.0f", flops(size)) +
                               " / " + format("%.0f", flops(size) / r.intensity) + " = " +
                               fixed(r.intensity, 2) + " FLOP/byte (seed 002)");
+  const Peak& peak = r.rooflines.front().peak;
+  if (!f32 || r.op_class != OpClass::kSimt) {
+    std::string why;
+    if (r.request.kernel != nullptr) {
+      why = r.request.kernel->name + " is op class " + op_class_name(r.op_class) +
+            (peak.tensor ? "" : ": fp32 math whatever the storage type");
+    } else {
+      why = std::string("the ceiling of a ") + dtype_name(types.ab) +
+            " GEMM on tensor cores; a SIMT kernel's is the FP32 peak (name one with --kernel)";
+    }
+    roof.notes_before.push_back("Peak: " + peak.label +
+                                (peak.tensor ? " cores (dense)" : " (FFMA)") + ": " + why + ".");
+  }
   bench::Table& rt = roof.table;
   rt.add_column("ceilings");
-  rt.add_column("FP32 peak (TFLOP/s)", true);
+  rt.add_column(peak.label + " peak (TFLOP/s)", true);
   rt.add_column("bandwidth (GB/s)", true);
   rt.add_column("ridge (FLOP/byte)", true);
   rt.add_column("traffic model");
@@ -208,15 +291,21 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
   for (const RooflineSet& set : r.rooflines) {
     const std::string label = set.device.measured ? set.device.key : set.device.key + " (spec)";
     for (const RooflineRow& row : set.rows) {
-      rt.add_row({label, fixed(set.device.fp32_tflops, 1), fixed(set.device.bandwidth_gbs, 0),
+      rt.add_row({label, fixed(set.peak.tflops, 1), fixed(set.device.bandwidth_gbs, 0),
                   fixed(row.roofline.ridge, 2), row.model, bytes_text(row.bytes),
                   fixed(row.roofline.intensity, 2), fixed(row.roofline.attainable_tflops, 2),
                   row.roofline.compute_bound ? "compute" : "memory"});
     }
   }
   for (const RooflineSet& set : r.rooflines) {
-    roof.notes_after.push_back(set.device.key + ": " + set.device.source + ".");
+    if (set.peak.tensor) {
+      roof.notes_after.push_back(set.device.key + ": " + set.peak.source + "; bandwidth: " +
+                                 set.device.source + ".");
+    } else {
+      roof.notes_after.push_back(set.device.key + ": " + set.device.source + ".");
+    }
   }
+  for (const std::string& note : r.roofline_notes) roof.notes_after.push_back(note);
   roof.notes_after.push_back(
       "attainable = min(peak, AI * bandwidth); compute-bound when AI >= ridge = peak / "
       "bandwidth.");
@@ -286,7 +375,9 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
 
 json to_json(const AnalysisReport& r) {
   const TrafficModel& t = r.traffic;
-  json traffic_j{{"naive_bytes", t.naive_bytes},
+  json traffic_j{{"ab_bytes_per_element", t.ab_bytes},
+                 {"c_bytes_per_element", t.c_bytes},
+                 {"naive_bytes", t.naive_bytes},
                  {"minimum_bytes", t.minimum_bytes},
                  {"c_store_bytes", t.c_store_bytes},
                  {"naive", seed_gb2(t.naive_bytes)},
@@ -313,7 +404,8 @@ json to_json(const AnalysisReport& r) {
                       {"attainable_tflops", row.roofline.attainable_tflops},
                       {"bound", row.roofline.compute_bound ? "compute" : "memory"}});
     }
-    rooflines.push_back({{"device", device_json(set.device)}, {"rows", rows}});
+    rooflines.push_back(
+        {{"device", device_json(set.device)}, {"peak", peak_json(set.peak)}, {"rows", rows}});
   }
   json tiles = json::array();
   for (const TileRow& row : r.tiles) {
@@ -343,11 +435,19 @@ json to_json(const AnalysisReport& r) {
        {{"m", r.request.size.m},
         {"n", r.request.size.n},
         {"k", r.request.size.k},
-        {"flops", flops(r.request.size)}}},
+        {"flops", flops(r.request.size)},
+        {"dtype", dtype_name(r.request.types.ab)},
+        {"dtype_c", dtype_name(r.request.types.c)},
+        {"types", gemm_types_name(r.request.types)},
+        {"layout_a", layout_name(r.request.la)},
+        {"layout_b", layout_name(r.request.lb)},
+        {"layout_c", layout_name(r.request.lc)}}},
+      {"op_class", op_class_name(r.op_class)},
       {"tile", {{"bm", r.tile.bm}, {"bn", r.tile.bn}, {"bk", r.tile.bk}, {"label", r.tile_label}}},
       {"traffic", traffic_j},
       {"arithmetic_intensity", r.intensity},
       {"rooflines", rooflines},
+      {"roofline_notes", r.roofline_notes},
       {"device_limits",
        {{"device", device_json(dev)},
         {"cc", dev.cc},

@@ -232,7 +232,62 @@ float parse_scalar(std::string_view flag, std::string_view text) {
   return static_cast<float>(v);
 }
 
-std::vector<std::string> select_kernels(std::string_view flag, std::string_view text) {
+DType parse_dtype(std::string_view flag, std::string_view text) {
+  for (DType d : {DType::kF32, DType::kTF32, DType::kBF16, DType::kF16}) {
+    if (text == dtype_name(d)) return d;
+  }
+  throw InputError(std::string(flag),
+                   "unknown dtype " + quoted(text) + "; expected f32, tf32, bf16 or f16");
+}
+
+DType parse_dtype_c(std::string_view flag, std::string_view text) {
+  for (DType d : {DType::kF32, DType::kBF16, DType::kF16}) {
+    if (text == dtype_name(d)) return d;
+  }
+  if (text == dtype_name(DType::kTF32)) {
+    throw InputError(std::string(flag),
+                     "'tf32' is not a C dtype (tf32 is fp32 storage read with tf32 math: C is "
+                     "f32); expected f32, bf16 or f16");
+  }
+  throw InputError(std::string(flag),
+                   "unknown dtype " + quoted(text) + "; expected f32, bf16 or f16");
+}
+
+GemmTypes parse_types(std::string_view ab_flag, std::string_view ab_text, std::string_view c_flag,
+                      std::string_view c_text) {
+  GemmTypes t;
+  t.ab = ab_text.empty() ? DType::kF32 : parse_dtype(ab_flag, ab_text);
+  t.c = c_text.empty() ? default_c_dtype(t.ab) : parse_dtype_c(c_flag, c_text);
+  if (!types_supported(t)) {
+    // The C types this A/B type can give, its own first (bf16 -> "bf16 or f32").
+    std::string want = types_supported(GemmTypes{t.ab, t.ab}) ? dtype_name(t.ab) : "";
+    if (t.ab != DType::kF32 && types_supported(GemmTypes{t.ab, DType::kF32})) {
+      want += (want.empty() ? "" : " or ") + std::string(dtype_name(DType::kF32));
+    }
+    throw InputError(std::string(c_flag), quoted(c_text) + " is not a C dtype for " +
+                                              std::string(ab_flag) + " " + dtype_name(t.ab) +
+                                              " (want " + want + ")");
+  }
+  return t;
+}
+
+std::string sm_name(int cc) {
+  return "sm_" + std::to_string(cc);
+}
+
+std::string cc_requirement(const KernelDesc& desc) {
+  if (desc.min_cc <= 0 && desc.max_cc <= 0) return "any";
+  if (desc.max_cc <= 0) return sm_name(desc.min_cc) + " or newer";
+  if (desc.min_cc == desc.max_cc) {
+    // One compute capability only: from sm_90 on, an architecture-specific ("a") build.
+    return sm_name(desc.min_cc) + (desc.min_cc >= 90 ? "a" : " only");
+  }
+  if (desc.min_cc <= 0) return "up to " + sm_name(desc.max_cc);
+  return sm_name(desc.min_cc) + ".." + sm_name(desc.max_cc);
+}
+
+KernelSelection select_kernels(std::string_view flag, std::string_view text,
+                               std::optional<GemmTypes> types, int cc) {
   if (text.empty()) {
     throw InputError(std::string(flag), "'' names no kernel (want a glob such as 'smem_tiled_*')");
   }
@@ -252,16 +307,32 @@ std::vector<std::string> select_kernels(std::string_view flag, std::string_view 
       throw InputError(std::string(flag),
                        quoted(glob) + " matches no kernel (see `tilegemm list`)");
     }
+    bool any = false;
     for (const KernelInfo* k : matched) {
+      if (types && !k->desc.computes(*types)) continue;
       chosen[static_cast<std::size_t>(k - all.data())] = true;
+      any = true;
+    }
+    if (!any) {
+      const std::string list_flags = dtype_flags(*types);
+      throw InputError(std::string(flag),
+                       quoted(glob) + " matches no kernel computing " + gemm_types_name(*types) +
+                           " (see `tilegemm list " +
+                           (list_flags.empty() ? std::string("--dtype f32") : list_flags) + "`)");
     }
   }
-  std::vector<std::string> names;
+  KernelSelection out;
   for (std::size_t i = 0; i < all.size(); ++i) {
-    if (chosen[i]) names.push_back(all[i].name);
+    if (!chosen[i]) continue;
+    if (cc > 0 && !all[i].desc.runs_on(cc)) {
+      out.skipped.push_back("skipped " + all[i].name + ": needs " + cc_requirement(all[i].desc) +
+                            " (this GPU is " + sm_name(cc) + ")");
+      continue;
+    }
+    out.names.push_back(all[i].name);
   }
-  if (with_auto) names.emplace_back("auto");
-  return names;
+  if (with_auto) out.names.emplace_back("auto");
+  return out;
 }
 
 Format parse_format(std::string_view flag, std::string_view text) {

@@ -1,6 +1,7 @@
 // The runners of `tilegemm bench` and `tilegemm verify`, without the printing.
-//   bench:  per shape one Testbed; cuBLAS verified and timed on its buffers, then every selected
-//           kernel verified and, only if right, timed the same way.
+//   bench:  per shape one Testbed in the request's element types; cuBLAS verified and timed on
+//           its buffers in the same types, then every selected kernel verified and, only if
+//           right, timed the same way.
 //   verify: per case one Testbed, every selected kernel checked on it; failures carry the case
 //           and the command that replays it.
 #include <cuda_runtime_api.h>
@@ -72,11 +73,6 @@ void verify_and_time(Testbed& testbed, Timer& timer, cudaStream_t stream, const 
   row->tflops = tflops(row->shape, stats.median_ms);
 }
 
-std::int64_t alloc_elements(Layout layout, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
-  const std::int64_t outer = layout == Layout::kRowMajor ? rows : cols;
-  return (outer > 0 ? outer : 1) * ld;
-}
-
 }  // namespace
 
 const char* row_status_name(RowStatus status) {
@@ -93,6 +89,7 @@ const char* row_status_name(RowStatus status) {
 
 CaseSpec bench_case(const BenchRequest& request, const Shape& shape) {
   CaseSpec c;
+  c.types = request.types;
   c.m = shape.m;
   c.n = shape.n;
   c.k = shape.k;
@@ -109,14 +106,8 @@ CaseSpec bench_case(const BenchRequest& request, const Shape& shape) {
 }
 
 double testbed_bytes(const CaseSpec& s) {
-  const double a =
-      static_cast<double>(alloc_elements(s.la, min_ld(s.la, s.m, s.k) + s.pad_a, s.m, s.k));
-  const double b =
-      static_cast<double>(alloc_elements(s.lb, min_ld(s.lb, s.k, s.n) + s.pad_b, s.k, s.n));
-  const double c =
-      static_cast<double>(alloc_elements(s.lc, min_ld(s.lc, s.m, s.n) + s.pad_c, s.m, s.n));
-  const double ref = static_cast<double>(s.m) * static_cast<double>(s.n);
-  return 4.0 * (a + b + 3.0 * c) + 8.0 * ref;  // three C buffers: working, initial, before-run
+  // The testbed's own count, so the memory check and the allocation cannot drift apart.
+  return static_cast<double>(Testbed::device_bytes(s));
 }
 
 bool bench_passed(const BenchReport& report) {
@@ -157,6 +148,7 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
   for (const Shape& shape : request.shapes) {
     const CaseSpec spec = bench_case(request, shape);
     BenchRow base;
+    base.types = spec.types;
     base.shape = shape;
     base.la = spec.la;
     base.lb = spec.lb;
@@ -205,6 +197,9 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
         row.status = RowStatus::kNotApplicable;
         row.detail =
             is_auto ? "no registered kernel implements this problem" : "no kernel of this name";
+      } else if (!runs_on_current_device(*info)) {
+        row.status = RowStatus::kNotApplicable;
+        row.detail = "needs " + cc_requirement(info->desc);
       } else if (!info->can_implement(testbed.problem())) {
         row.status = RowStatus::kNotApplicable;
         row.detail = "can_implement is false for this problem";
@@ -223,14 +218,28 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
   return report;
 }
 
+std::string dtype_flags(GemmTypes types) {
+  if (types == GemmTypes{}) return "";
+  std::string flags = std::string("--dtype ") + dtype_name(types.ab);
+  if (types.c != default_c_dtype(types.ab)) flags += std::string(" --dtype-c ") + dtype_name(types.c);
+  return flags;
+}
+
 std::string replay_command(const std::string& kernel, const CaseSpec& spec) {
-  return "tilegemm verify --kernels " + kernel + " " + spec.replay_flags();
+  std::string command = "tilegemm verify --kernels " + kernel + " " + spec.replay_flags();
+  // The case's types, unless replay_flags() already names them.
+  const std::string flags = dtype_flags(spec.types);
+  if (!flags.empty() && spec.replay_flags().find("--dtype") == std::string::npos) {
+    command += " " + flags;
+  }
+  return command;
 }
 
 VerifyReport run_verify(const std::vector<std::string>& kernels, const std::vector<CaseSpec>& cases,
                         const ProgressFn& progress,
                         const std::function<void(const VerifyFailure&)>& on_failure) {
   VerifyReport report;
+  if (!cases.empty()) report.types = cases.front().types;
   for (const std::string& name : kernels) {
     KernelSummary s;
     s.kernel = name;
@@ -266,7 +275,8 @@ VerifyReport run_verify(const std::vector<std::string>& kernels, const std::vect
       const bool is_auto = summary.kernel == "auto";
       const KernelInfo* info =
           is_auto ? select_kernel(testbed.problem()) : find_kernel(summary.kernel);
-      if (info == nullptr || !info->can_implement(testbed.problem())) {
+      if (info == nullptr || !runs_on_current_device(*info) ||
+          !info->can_implement(testbed.problem())) {
         ++summary.not_applicable;
         continue;
       }

@@ -37,8 +37,9 @@ float eighths(std::int64_t numerator) {
 }
 
 CaseSpec make_case(std::int64_t m, std::int64_t n, std::int64_t k, const LayoutMix& mix,
-                   const std::pair<float, float>& scalars, std::uint64_t seed) {
+                   const std::pair<float, float>& scalars, std::uint64_t seed, GemmTypes types) {
   CaseSpec c;
+  c.types = types;
   c.m = m;
   c.n = n;
   c.k = k;
@@ -71,7 +72,7 @@ const std::vector<std::pair<float, float>>& sweep_scalars() {
   return scalars;
 }
 
-std::vector<CaseSpec> standard_sweep(std::uint64_t seed) {
+std::vector<CaseSpec> standard_sweep(std::uint64_t seed, GemmTypes types) {
   const std::vector<std::int64_t>& s = sweep_sizes();
   const std::int64_t count = static_cast<std::int64_t>(s.size());  // 17, a prime
   const std::vector<LayoutMix>& mixes = sweep_layouts();
@@ -95,7 +96,7 @@ std::vector<CaseSpec> standard_sweep(std::uint64_t seed) {
     const std::size_t combo = i % combos;
     const Shape& p = pool[i];
     cases.push_back(make_case(p.m, p.n, p.k, mixes[combo / scalars.size()],
-                              scalars[combo % scalars.size()], seed));
+                              scalars[combo % scalars.size()], seed, types));
   }
   // Every combination also sees 1 and 1025 in each position, with partners that vary.
   const std::int64_t edges[2] = {1, 1025};
@@ -107,7 +108,7 @@ std::vector<CaseSpec> standard_sweep(std::uint64_t seed) {
         dims[2] = at(5 * c + 2 * p + 4 + 9 * e);
         dims[p] = edges[e];
         cases.push_back(make_case(dims[0], dims[1], dims[2], mixes[combo / scalars.size()],
-                                  scalars[combo % scalars.size()], seed));
+                                  scalars[combo % scalars.size()], seed, types));
       }
     }
   }
@@ -121,11 +122,12 @@ std::vector<CaseSpec> standard_sweep(std::uint64_t seed) {
   return cases;
 }
 
-std::vector<CaseSpec> fuzz_cases(std::int64_t count, std::uint64_t seed) {
+std::vector<CaseSpec> fuzz_cases(std::int64_t count, std::uint64_t seed, GemmTypes types) {
   SplitMix64 rng(seed);
   std::vector<CaseSpec> cases;
   for (std::int64_t i = 0; i < count; ++i) {
     CaseSpec c;
+    c.types = types;  // draws no random number: every types gets the same cases
     c.m = 1 + rng.below(2048);
     c.n = 1 + rng.below(2048);
     c.k = 1 + rng.below(2048);

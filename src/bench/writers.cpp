@@ -53,6 +53,11 @@ std::string raw(double v) {
   return buf;
 }
 
+// "A/B bf16, C f32 (fp32 accumulation)": what the library and cuBLAS computed in.
+std::string types_text(GemmTypes t) {
+  return std::string("A/B ") + dtype_name(t.ab) + ", C " + dtype_name(t.c) + " (fp32 accumulation)";
+}
+
 std::string layout_triple(Layout a, Layout b, Layout c) {
   return std::string(layout_name(a)) + "," + layout_name(b) + "," + layout_name(c);
 }
@@ -73,13 +78,14 @@ std::string settings_line(const BenchReport& r) {
     const BenchRow& first = r.rows.front();
     line += ", alpha " + shortest_text(first.alpha) + ", beta " + shortest_text(first.beta) +
             ", pad " + std::to_string(first.pads.a) + "," + std::to_string(first.pads.b) + "," +
-            std::to_string(first.pads.c);
+            std::to_string(first.pads.c) + ", " + types_text(first.types);
   }
   return line;
 }
 
+// Kernels this GPU could not run (skipped before the run), then the rows that FAILED.
 std::vector<std::string> failure_notes(const BenchReport& r) {
-  std::vector<std::string> notes;
+  std::vector<std::string> notes = r.skipped;
   for (const BenchRow& row : r.rows) {
     if (row.status == RowStatus::kFailed) {
       notes.push_back("FAILED " + row.kernel + " " + row.shape.to_string() + ": " + row.detail);
@@ -115,11 +121,31 @@ json to_json(const DeviceInfo& d) {
 
 // --- list -------------------------------------------------------------------------------------
 
-Table kernel_table(const std::vector<KernelInfo>& kernels) {
+std::string types_list(const KernelDesc& desc) {
+  std::string out;
+  for (GemmTypes t : desc.types) {
+    if (!out.empty()) out += ',';
+    out += gemm_types_name(t);
+  }
+  return out;
+}
+
+std::string runs_here(const KernelDesc& desc, int cc) {
+  if (cc <= 0) return "no GPU";
+  if (desc.runs_on(cc)) return "yes";
+  return "no (needs " + cc_requirement(desc) + ")";
+}
+
+Table kernel_table(const std::vector<KernelInfo>& kernels, int cc) {
   Table t;
   t.add_column("kernel");
   t.add_column("family");
   t.add_column("rung", true);
+  t.add_column("op class");
+  t.add_column("types");
+  t.add_column("align A,B,C");
+  t.add_column("needs");
+  t.add_column("runs here");
   t.add_column("block BMxBNxBK");
   t.add_column("warp WMxWN");
   t.add_column("thread TMxTN");
@@ -129,20 +155,43 @@ Table kernel_table(const std::vector<KernelInfo>& kernels) {
   t.add_column("summary");
   for (const KernelInfo& k : kernels) {
     const TileConfig& c = k.tile;
-    t.add_row({k.name, k.family, std::to_string(k.rung), dims({c.bm, c.bn, c.bk}),
-               dims({c.wm, c.wn}), dims({c.tm, c.tn}), std::to_string(c.threads),
-               std::to_string(c.stages), std::to_string(c.smem_bytes), k.summary});
+    const KernelDesc& d = k.desc;
+    t.add_row({k.name, k.family, std::to_string(k.rung), op_class_name(d.op_class),
+               types_list(d),
+               std::to_string(d.align_a) + "," + std::to_string(d.align_b) + "," +
+                   std::to_string(d.align_c),
+               cc_requirement(d), runs_here(d, cc), dims({c.bm, c.bn, c.bk}), dims({c.wm, c.wn}),
+               dims({c.tm, c.tn}), std::to_string(c.threads), std::to_string(c.stages),
+               std::to_string(c.smem_bytes), k.summary});
   }
   return t;
 }
 
-json kernels_json(const std::vector<KernelInfo>& kernels) {
+json kernels_json(const std::vector<KernelInfo>& kernels, int cc) {
   json out = json::array();
   for (const KernelInfo& k : kernels) {
     const TileConfig& c = k.tile;
+    const KernelDesc& d = k.desc;
+    json types = json::array();
+    for (GemmTypes t : d.types) {
+      types.push_back({{"dtype", dtype_name(t.ab)},
+                       {"dtype_c", dtype_name(t.c)},
+                       {"name", gemm_types_name(t)}});
+    }
     out.push_back({{"name", k.name},
                    {"family", k.family},
                    {"rung", k.rung},
+                   {"op_class", op_class_name(d.op_class)},
+                   {"types", types},
+                   {"accumulator", dtype_name(d.accumulator)},
+                   {"align_a", d.align_a},
+                   {"align_b", d.align_b},
+                   {"align_c", d.align_c},
+                   {"min_cc", d.min_cc},
+                   {"max_cc", d.max_cc},
+                   {"needs", cc_requirement(d)},
+                   {"runs_here", cc > 0 ? json(d.runs_on(cc)) : json(nullptr)},
+                   {"runs_here_text", runs_here(d, cc)},
                    {"bm", c.bm},
                    {"bn", c.bn},
                    {"bk", c.bk},
@@ -152,25 +201,28 @@ json kernels_json(const std::vector<KernelInfo>& kernels) {
                    {"tn", c.tn},
                    {"threads", c.threads},
                    {"stages", c.stages},
+                   {"cluster_m", c.cluster_m},
+                   {"cluster_n", c.cluster_n},
                    {"smem_bytes", c.smem_bytes},
                    {"summary", k.summary}});
   }
   return json{{"kernels", out}};
 }
 
-void write_kernels(std::ostream& os, const std::vector<KernelInfo>& kernels, Format format) {
+void write_kernels(std::ostream& os, const std::vector<KernelInfo>& kernels, int cc,
+                   Format format) {
   switch (format) {
     case Format::kTable:
-      write_text(os, kernel_table(kernels));
+      write_text(os, kernel_table(kernels, cc));
       break;
     case Format::kCsv:
-      write_csv(os, kernel_table(kernels));
+      write_csv(os, kernel_table(kernels, cc));
       break;
     case Format::kMarkdown:
-      write_markdown(os, kernel_table(kernels));
+      write_markdown(os, kernel_table(kernels, cc));
       break;
     case Format::kJson:
-      os << kernels_json(kernels).dump(2) << '\n';
+      os << kernels_json(kernels, cc).dump(2) << '\n';
       break;
   }
 }
@@ -248,6 +300,7 @@ Table bench_table(const BenchReport& report) {
   t.add_column("N", true);
   t.add_column("K", true);
   t.add_column("layout A,B,C");
+  t.add_column("types");
   t.add_column("median (ms)", true);
   t.add_column("min (ms)", true);
   t.add_column("max (ms)", true);
@@ -257,7 +310,8 @@ Table bench_table(const BenchReport& report) {
   t.add_column("status");
   for (const BenchRow& r : report.rows) {
     t.add_row({r.kernel, std::to_string(r.shape.m), std::to_string(r.shape.n),
-               std::to_string(r.shape.k), layout_triple(r.la, r.lb, r.lc), fixed(r.median_ms, 4),
+               std::to_string(r.shape.k), layout_triple(r.la, r.lb, r.lc),
+               gemm_types_name(r.types), fixed(r.median_ms, 4),
                fixed(r.min_ms, 4), fixed(r.max_ms, 4), fixed(r.tflops, 2),
                fixed(100.0 * r.cublas_ratio, 1), scientific(r.rel_error, 2),
                row_status_name(r.status)});
@@ -267,15 +321,17 @@ Table bench_table(const BenchReport& report) {
 
 Table bench_csv_table(const BenchReport& report) {
   Table t;
-  for (const char* h : {"kernel",       "dtype",     "m",         "n",      "k",      "layout_a",
-                        "layout_b",     "layout_c",  "alpha",     "beta",   "pad_a",  "pad_b",
-                        "pad_c",        "median_ms", "min_ms",    "max_ms", "tflops", "cublas_ms",
-                        "cublas_ratio", "rel_error", "tolerance", "status", "detail"}) {
+  for (const char* h :
+       {"kernel",    "dtype",     "dtype_c", "m",         "n",            "k",
+        "layout_a",  "layout_b",  "layout_c", "alpha",    "beta",         "pad_a",
+        "pad_b",     "pad_c",     "median_ms", "min_ms",  "max_ms",       "tflops",
+        "cublas_ms", "cublas_ratio", "rel_error", "tolerance", "status",  "detail"}) {
     t.add_column(h);
   }
   for (const BenchRow& r : report.rows) {
     t.add_row({r.kernel,
-               dtype_name(r.dtype),
+               dtype_name(r.types.ab),
+               dtype_name(r.types.c),
                std::to_string(r.shape.m),
                std::to_string(r.shape.n),
                std::to_string(r.shape.k),
@@ -305,7 +361,8 @@ json to_json(const BenchReport& report) {
   json rows = json::array();
   for (const BenchRow& r : report.rows) {
     rows.push_back({{"kernel", r.kernel},
-                    {"dtype", dtype_name(r.dtype)},
+                    {"dtype", dtype_name(r.types.ab)},
+                    {"dtype_c", dtype_name(r.types.c)},
                     {"m", r.shape.m},
                     {"n", r.shape.n},
                     {"k", r.shape.k},
@@ -336,7 +393,8 @@ json to_json(const BenchReport& report) {
                 {"reps", report.timing.reps},
                 {"cold", report.timing.cold},
                 {"seed", report.seed}}},
-              {"results", rows}};
+              {"results", rows},
+              {"skipped", report.skipped}};
 }
 
 void write_bench(std::ostream& os, const BenchReport& report, Format format) {
@@ -370,6 +428,7 @@ void write_bench(std::ostream& os, const BenchReport& report, Format format) {
 Table verify_table(const VerifyReport& report) {
   Table t;
   t.add_column("kernel");
+  t.add_column("types");
   t.add_column("cases", true);
   t.add_column("passed", true);
   t.add_column("failed", true);
@@ -378,7 +437,8 @@ Table verify_table(const VerifyReport& report) {
   t.add_column("worst error/tolerance", true);
   for (const KernelSummary& s : report.kernels) {
     const bool ran = s.passed + s.failed > 0;
-    t.add_row({s.kernel, std::to_string(s.cases), std::to_string(s.passed),
+    t.add_row({s.kernel, gemm_types_name(report.types), std::to_string(s.cases),
+               std::to_string(s.passed),
                std::to_string(s.failed), std::to_string(s.not_applicable),
                ran ? scientific(s.worst_rel_error, 2) : "-", ran ? fixed(s.worst_ratio, 3) : "-"});
   }
@@ -399,13 +459,21 @@ json to_json(const VerifyReport& report) {
   json failures = json::array();
   for (const VerifyFailure& f : report.failures) {
     failures.push_back({{"kernel", f.kernel},
+                        {"dtype", dtype_name(f.spec.types.ab)},
+                        {"dtype_c", dtype_name(f.spec.types.c)},
                         {"case", f.spec.to_string()},
                         {"replay", replay_command(f.kernel, f.spec)},
                         {"rel_error", number_or_null(f.check.rel_error)},
                         {"tolerance", number_or_null(f.check.tolerance)},
                         {"detail", f.check.detail}});
   }
-  return json{{"passed", report.passed()}, {"kernels", kernels}, {"failures", failures}};
+  return json{{"passed", report.passed()},
+              {"dtype", dtype_name(report.types.ab)},
+              {"dtype_c", dtype_name(report.types.c)},
+              {"types", gemm_types_name(report.types)},
+              {"kernels", kernels},
+              {"failures", failures},
+              {"skipped", report.skipped}};
 }
 
 void write_verify(std::ostream& os, const VerifyReport& report, Format format) {

@@ -208,6 +208,197 @@ TEST(Analyze, KernelTileFromTheRegistry) {
   EXPECT_EQ(r.rooflines.size(), 1u);  // no measured ceilings for the H100
 }
 
+// --- element types --------------------------------------------------------------------------
+
+namespace {
+
+constexpr tilegemm::GemmTypes kF32{tilegemm::DType::kF32, tilegemm::DType::kF32};
+constexpr tilegemm::GemmTypes kTF32{tilegemm::DType::kTF32, tilegemm::DType::kF32};
+constexpr tilegemm::GemmTypes kBF16{tilegemm::DType::kBF16, tilegemm::DType::kBF16};
+constexpr tilegemm::GemmTypes kBF16F32{tilegemm::DType::kBF16, tilegemm::DType::kF32};
+constexpr tilegemm::GemmTypes kF16{tilegemm::DType::kF16, tilegemm::DType::kF16};
+
+}  // namespace
+
+TEST(Traffic, BytesPerElementFollowTheTypes) {
+  const ta::GemmSize s{4096, 4096, 4096};
+  const ta::TrafficModel f32 = ta::traffic(s, {128, 128, 32}, kF32);
+  const ta::TrafficModel bf16 = ta::traffic(s, {128, 128, 32}, kBF16);
+  // bf16 4096^3: the minimum DRAM bytes are half of f32's, exactly.
+  EXPECT_EQ(f32.minimum_bytes, 2.0 * 4096 * 4096 * 4);
+  EXPECT_EQ(bf16.minimum_bytes, 2.0 * 4096 * 4096 * 2);
+  EXPECT_EQ(bf16.minimum_bytes * 2.0, f32.minimum_bytes);
+  EXPECT_EQ(bf16.naive_bytes * 2.0, f32.naive_bytes);
+  EXPECT_EQ(bf16.tiled_bytes * 2.0, f32.tiled_bytes);
+  EXPECT_EQ(bf16.c_store_bytes * 2.0, f32.c_store_bytes);
+  EXPECT_EQ(bf16.ab_bytes, 2.0);
+  EXPECT_EQ(bf16.c_bytes, 2.0);
+  // The reduction is a ratio of loads: the same in every type.
+  EXPECT_EQ(bf16.reduction, f32.reduction);
+  // bf16 -> f32: operands at 2 bytes, C at 4.
+  const ta::TrafficModel mixed = ta::traffic(s, {128, 128, 32}, kBF16F32);
+  EXPECT_EQ(mixed.minimum_bytes, bf16.minimum_bytes);
+  EXPECT_EQ(mixed.c_store_bytes, f32.c_store_bytes);
+  // tf32 is fp32 storage: the f32 bytes.
+  const ta::TrafficModel tf32 = ta::traffic(s, {128, 128, 32}, kTF32);
+  EXPECT_EQ(tf32.minimum_bytes, f32.minimum_bytes);
+  // The default is f32: the seed's numbers.
+  EXPECT_EQ(ta::traffic({1024, 1024, 1024}, {32, 32, 32}).naive_bytes, 8589934592.0);
+}
+
+TEST(Intensity, FollowsTheTypes) {
+  const ta::GemmSize s{4096, 4096, 4096};
+  EXPECT_EQ(ta::ideal_bytes(s), 3.0 * 4096 * 4096 * 4);
+  EXPECT_EQ(ta::ideal_bytes(s, kBF16), 3.0 * 4096 * 4096 * 2);
+  EXPECT_EQ(ta::ideal_bytes(s, kBF16F32), 2.0 * 4096 * 4096 * 2 + 4096.0 * 4096 * 4);
+  EXPECT_DOUBLE_EQ(ta::arithmetic_intensity(s, kBF16), 2.0 * ta::arithmetic_intensity(s, kF32));
+  EXPECT_DOUBLE_EQ(ta::arithmetic_intensity(s, kF16), ta::arithmetic_intensity(s, kBF16));
+  EXPECT_DOUBLE_EQ(ta::arithmetic_intensity(s, kBF16F32), ta::flops(s) / (4096.0 * 4096 * 8));
+  EXPECT_DOUBLE_EQ(ta::arithmetic_intensity(s), ta::arithmetic_intensity(s, kF32));
+}
+
+TEST(Roofline, PeaksPerType) {
+  using tilegemm::DType;
+  using tilegemm::OpClass;
+  for (const char* key : {"h100", "h200"}) {
+    const ta::DeviceSpec& d = spec(key);
+    EXPECT_EQ(ta::peak_for(d, DType::kBF16, OpClass::kMmaSync).tflops, 989.0) << key;
+    EXPECT_EQ(ta::peak_for(d, DType::kF16, OpClass::kWgmma).tflops, 989.0) << key;
+    EXPECT_EQ(ta::peak_for(d, DType::kTF32, OpClass::kMmaSync).tflops, 495.0) << key;
+    EXPECT_EQ(d.fp8_tflops, 1979.0) << key;
+    EXPECT_EQ(ta::peak_for(d, DType::kF32, OpClass::kSimt).tflops, 67.0) << key;
+    EXPECT_NE(d.tensor_source.find("NVIDIA"), std::string::npos) << key;
+  }
+  for (const char* key : {"a100", "a100-40gb"}) {
+    const ta::DeviceSpec& d = spec(key);
+    EXPECT_EQ(ta::peak_for(d, DType::kBF16, OpClass::kMmaSync).tflops, 312.0) << key;
+    EXPECT_EQ(ta::peak_for(d, DType::kF16, OpClass::kMmaSync).tflops, 312.0) << key;
+    EXPECT_EQ(ta::peak_for(d, DType::kTF32, OpClass::kMmaSync).tflops, 156.0) << key;
+    EXPECT_EQ(ta::peak_for(d, DType::kF32, OpClass::kSimt).tflops, 19.5) << key;
+    EXPECT_EQ(d.fp8_tflops, 0.0) << key;  // no FP8 unit
+  }
+  // A SIMT kernel does fp32 math whatever its storage type: the FP32 peak.
+  const ta::Peak simt = ta::peak_for(spec("h200"), DType::kBF16, OpClass::kSimt);
+  EXPECT_EQ(simt.tflops, 67.0);
+  EXPECT_EQ(simt.label, "FP32");
+  EXPECT_FALSE(simt.tensor);
+  const ta::Peak tensor = ta::peak_for(spec("h200"), DType::kBF16, OpClass::kMmaSync);
+  EXPECT_EQ(tensor.label, "BF16 tensor");
+  EXPECT_TRUE(tensor.tensor);
+  // Without a kernel: f32 on the FP32 pipe, the tensor types on tensor cores.
+  EXPECT_EQ(ta::default_op_class(DType::kF32), OpClass::kSimt);
+  for (DType d : {DType::kTF32, DType::kBF16, DType::kF16}) {
+    EXPECT_NE(ta::default_op_class(d), OpClass::kSimt);
+  }
+  // The measured entry measured FP32 only.
+  EXPECT_EQ(ta::peak_for(spec("h200-measured"), DType::kBF16, OpClass::kMmaSync).tflops, 0.0);
+  EXPECT_EQ(ta::peak_for(spec("h200-measured"), DType::kF32, OpClass::kSimt).tflops, 63.8);
+  // The roofline on an explicit peak.
+  const ta::Roofline r = ta::roofline(100.0, 989.0, 4800.0);
+  EXPECT_NEAR(r.ridge, 989.0 / 4.8, 1e-9);
+  EXPECT_FALSE(r.compute_bound);
+  EXPECT_DOUBLE_EQ(r.attainable_tflops, 480.0);
+}
+
+TEST(Analyze, Bf16OnH200UsesTheTensorPeak) {
+  ta::AnalyzeRequest req;
+  req.size = {4096, 4096, 4096};
+  req.types = kBF16;
+  req.device_key = "h200";
+  const ta::AnalysisReport r = ta::analyze(req);
+  EXPECT_EQ(r.traffic.minimum_bytes, 2.0 * 4096 * 4096 * 2);
+  EXPECT_EQ(r.op_class, tilegemm::OpClass::kMmaSync);
+  // The measured entry has no bf16 peak: left out, with a note saying so.
+  ASSERT_EQ(r.rooflines.size(), 1u);
+  EXPECT_EQ(r.rooflines[0].peak.tflops, 989.0);
+  EXPECT_EQ(r.rooflines[0].rows[0].bytes, 3.0 * 4096 * 4096 * 2);
+  EXPECT_TRUE(r.rooflines[0].rows[0].roofline.compute_bound);
+  EXPECT_EQ(r.rooflines[0].rows[0].roofline.attainable_tflops, 989.0);
+  ASSERT_EQ(r.roofline_notes.size(), 1u);
+  EXPECT_NE(r.roofline_notes[0].find("h200-measured"), std::string::npos);
+  // Square tiles of bf16: half the shared memory.
+  EXPECT_EQ(r.tiles[2].smem_bytes, 2 * 32 * 32 * 2);
+
+  std::ostringstream os;
+  ta::write_analysis(os, r, tilegemm::bench::Format::kTable);
+  for (const char* text : {"bf16, loads of A and B", "M*N*(K+K)*2", "(M*K + K*N)*2",
+                           "BF16 tensor peak (TFLOP/s)", "989.0", "AI = 2MNK / (2(MK + KN + MN))",
+                           "dense TF32 495, BF16 989, FP16 989, FP8 1979"}) {
+    EXPECT_NE(os.str().find(text), std::string::npos) << text << "\n" << os.str();
+  }
+  const nlohmann::json j = ta::to_json(r);
+  EXPECT_EQ(j["problem"]["dtype"], "bf16");
+  EXPECT_EQ(j["problem"]["dtype_c"], "bf16");
+  EXPECT_EQ(j["traffic"]["ab_bytes_per_element"], 2.0);
+  EXPECT_EQ(j["rooflines"][0]["peak"]["tflops"], 989.0);
+  EXPECT_EQ(j["rooflines"][0]["device"]["bf16_tflops"], 989.0);
+  EXPECT_EQ(j["op_class"], "mma.sync");
+}
+
+TEST(Analyze, F32KeepsTheFp32PeakAndTheMeasuredRow) {
+  ta::AnalyzeRequest req;
+  req.types = kF32;
+  const ta::AnalysisReport r = ta::analyze(req);
+  ASSERT_EQ(r.rooflines.size(), 2u);
+  EXPECT_EQ(r.rooflines[0].peak.label, "FP32");
+  EXPECT_EQ(r.rooflines[0].peak.tflops, 67.0);
+  EXPECT_EQ(r.rooflines[1].peak.tflops, 63.8);
+  EXPECT_TRUE(r.roofline_notes.empty());
+  std::ostringstream os;
+  ta::write_analysis(os, r, tilegemm::bench::Format::kTable);
+  for (const char* text : {"fp32, loads of A and B", "M*N*(K+K)*4", "FP32 peak (TFLOP/s)",
+                           "AI = 2MNK / (4(MK + KN + MN))"}) {
+    EXPECT_NE(os.str().find(text), std::string::npos) << text;
+  }
+  EXPECT_EQ(os.str().find("Peak: "), std::string::npos);  // today's f32 output
+}
+
+TEST(Analyze, KernelPicksThePeakAndMustComputeTheTypes) {
+  const tilegemm::KernelInfo* naive = tilegemm::find_kernel("naive");
+  ASSERT_NE(naive, nullptr);
+  ta::AnalyzeRequest req;
+  req.kernel = naive;
+  for (tilegemm::GemmTypes t : {kTF32, kBF16, kBF16F32, kF16}) {
+    req.types = t;
+    if (naive->desc.computes(t)) {
+      // A SIMT kernel computing a narrow type: the FP32 peak, not the tensor one.
+      const ta::AnalysisReport r = ta::analyze(req);
+      EXPECT_EQ(r.rooflines[0].peak.label, "FP32");
+      continue;
+    }
+    try {
+      ta::analyze(req);
+      ADD_FAILURE() << "naive accepted " << tilegemm::gemm_types_name(t);
+    } catch (const tilegemm::bench::InputError& e) {
+      EXPECT_EQ(e.flag(), "--kernel");
+      EXPECT_NE(std::string(e.what()).find("'naive' does not compute"), std::string::npos)
+          << e.what();
+    }
+  }
+  // A tensor-core kernel from the registry (if one is registered) gets the tensor peak.
+  for (const tilegemm::KernelInfo& k : tilegemm::all_kernels()) {
+    if (k.desc.op_class == tilegemm::OpClass::kSimt) continue;
+    for (tilegemm::GemmTypes t : k.desc.types) {
+      ta::AnalyzeRequest tr;
+      tr.kernel = &k;
+      tr.types = t;
+      const ta::AnalysisReport r = ta::analyze(tr);
+      EXPECT_TRUE(r.rooflines[0].peak.tensor) << k.name;
+      EXPECT_EQ(r.rooflines[0].peak.tflops,
+                ta::peak_for(spec("h200"), t.ab, k.desc.op_class).tflops);
+    }
+  }
+  // Unsupported types name --dtype-c.
+  ta::AnalyzeRequest bad;
+  bad.types = {tilegemm::DType::kF32, tilegemm::DType::kBF16};
+  try {
+    ta::analyze(bad);
+    ADD_FAILURE() << "f32 -> bf16 accepted";
+  } catch (const tilegemm::bench::InputError& e) {
+    EXPECT_EQ(e.flag(), "--dtype-c");
+  }
+}
+
 TEST(Analyze, BadInputs) {
   ta::AnalyzeRequest req;
   req.device_key = "b200";

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -171,22 +172,25 @@ TEST(Flags, IntegersSeedsScalars) {
 }
 
 TEST(Flags, KernelGlobs) {
+  // Without types and without a GPU filter: every kernel the globs match.
+  auto names = [](const char* text) {
+    return tb::select_kernels("--kernels", text, std::nullopt, 0).names;
+  };
   const std::vector<tilegemm::KernelInfo>& all = tilegemm::all_kernels();
-  const std::vector<std::string> every = tb::select_kernels("--kernels", "*");
+  const std::vector<std::string> every = names("*");
   ASSERT_EQ(every.size(), all.size());
   for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(every[i], all[i].name);
 
-  const std::vector<std::string> tiled = tb::select_kernels("--kernels", "smem_tiled_t*");
+  const std::vector<std::string> tiled = names("smem_tiled_t*");
   ASSERT_FALSE(tiled.empty());
   for (const std::string& name : tiled) EXPECT_EQ(name.rfind("smem_tiled_t", 0), 0u) << name;
 
   // Duplicates collapse, ladder order is kept, "auto" comes last.
-  EXPECT_EQ(tb::select_kernels("--kernels", "auto,naive,nai*"),
-            (std::vector<std::string>{"naive", "auto"}));
-  EXPECT_EQ(error_of([] { tb::select_kernels("--kernels", "nomatch*"); }),
+  EXPECT_EQ(names("auto,naive,nai*"), (std::vector<std::string>{"naive", "auto"}));
+  EXPECT_EQ(error_of([&] { names("nomatch*"); }),
             "--kernels: 'nomatch*' matches no kernel (see `tilegemm list`)");
-  EXPECT_EQ(error_of([] { tb::select_kernels("--kernels", "naive,,auto"); }),
-            "--kernels: 'naive,,auto' has an empty item");
+  EXPECT_EQ(error_of([&] { names("naive,,auto"); }), "--kernels: 'naive,,auto' has an empty item");
+  EXPECT_TRUE(tb::select_kernels("--kernels", "*", std::nullopt, 0).skipped.empty());
 }
 
 // --- sweeps -----------------------------------------------------------------------------------
@@ -280,6 +284,31 @@ TEST(Sweep, FuzzCasesAreReproducibleAndInRange) {
   EXPECT_TRUE(tb::fuzz_cases(0, 1).empty());
 }
 
+TEST(Sweep, CaseListsCarryTheirTypes) {
+  const tilegemm::GemmTypes bf16_f32{tilegemm::DType::kBF16, tilegemm::DType::kF32};
+  for (const CaseSpec& c : tb::standard_sweep(1)) EXPECT_TRUE(c.types == tilegemm::GemmTypes{});
+  const std::vector<CaseSpec> f32 = tb::standard_sweep(1);
+  const std::vector<CaseSpec> typed = tb::standard_sweep(1, bf16_f32);
+  ASSERT_EQ(typed.size(), f32.size());
+  for (std::size_t i = 0; i < typed.size(); ++i) {
+    EXPECT_TRUE(typed[i].types == bf16_f32);
+    // Only the types differ: the same shapes, layouts, scalars and pads.
+    EXPECT_EQ(typed[i].m, f32[i].m);
+    EXPECT_EQ(typed[i].k, f32[i].k);
+    EXPECT_EQ(typed[i].lb, f32[i].lb);
+    EXPECT_EQ(typed[i].pad_c, f32[i].pad_c);
+  }
+  const std::vector<CaseSpec> fuzz = tb::fuzz_cases(50, 3);
+  const std::vector<CaseSpec> fuzz_typed = tb::fuzz_cases(50, 3, bf16_f32);
+  ASSERT_EQ(fuzz_typed.size(), fuzz.size());
+  for (std::size_t i = 0; i < fuzz.size(); ++i) {
+    EXPECT_TRUE(fuzz[i].types == tilegemm::GemmTypes{});
+    EXPECT_TRUE(fuzz_typed[i].types == bf16_f32);
+    EXPECT_EQ(fuzz_typed[i].n, fuzz[i].n);
+    EXPECT_EQ(fuzz_typed[i].alpha, fuzz[i].alpha);
+  }
+}
+
 TEST(Sweep, ReplayCommand) {
   CaseSpec c;
   c.m = 33;
@@ -321,6 +350,33 @@ TEST(Timing, TestbedBytes) {
   c.k = 30;
   c.pad_c = 2;  // row-major C: ld 22
   EXPECT_DOUBLE_EQ(tb::testbed_bytes(c), 4.0 * (10 * 30 + 30 * 20 + 3 * 10 * 22) + 8.0 * 200);
+  // Element sizes: A/B in bf16 (2 bytes), C in f32 (4), then C in bf16 too; the fp64 reference
+  // stays 8 bytes an element.
+  c.types = {tilegemm::DType::kBF16, tilegemm::DType::kF32};
+  EXPECT_DOUBLE_EQ(tb::testbed_bytes(c), 2.0 * (10 * 30 + 30 * 20) + 4.0 * 3 * 10 * 22 + 8.0 * 200);
+  c.types = {tilegemm::DType::kBF16, tilegemm::DType::kBF16};
+  EXPECT_DOUBLE_EQ(tb::testbed_bytes(c), 2.0 * (10 * 30 + 30 * 20) + 2.0 * 3 * 10 * 22 + 8.0 * 200);
+  c.types = {tilegemm::DType::kTF32, tilegemm::DType::kF32};  // fp32 storage
+  EXPECT_DOUBLE_EQ(tb::testbed_bytes(c), 4.0 * (10 * 30 + 30 * 20 + 3 * 10 * 22) + 8.0 * 200);
+}
+
+TEST(Runner, BenchCaseCarriesTheRequest) {
+  tb::BenchRequest request;
+  request.types = {tilegemm::DType::kF16, tilegemm::DType::kF32};
+  request.alpha = 0.5f;
+  request.lb = Layout::kColMajor;
+  request.pads = {1, 2, 3};
+  request.seed = 11;
+  const CaseSpec c = tb::bench_case(request, {64, 32, 16});
+  EXPECT_TRUE(c.types == request.types);
+  EXPECT_EQ(c.m, 64);
+  EXPECT_EQ(c.n, 32);
+  EXPECT_EQ(c.k, 16);
+  EXPECT_EQ(c.alpha, 0.5f);
+  EXPECT_EQ(c.lb, Layout::kColMajor);
+  EXPECT_EQ(c.pad_c, 3);
+  EXPECT_EQ(c.seed, 11u);
+  EXPECT_TRUE(tb::bench_case(tb::BenchRequest{}, {8, 8, 8}).types == tilegemm::GemmTypes{});
 }
 
 // --- writers ----------------------------------------------------------------------------------
@@ -424,6 +480,62 @@ tb::BenchReport fake_report() {
 
 }  // namespace
 
+namespace {
+
+// The fake report in bf16 -> f32, with one kernel skipped for the GPU.
+tb::BenchReport fake_bf16_report() {
+  tb::BenchReport r = fake_report();
+  for (tb::BenchRow& row : r.rows) row.types = {tilegemm::DType::kBF16, tilegemm::DType::kF32};
+  r.skipped = {"skipped mma_x: needs sm_90a (this GPU is sm_80)"};
+  return r;
+}
+
+}  // namespace
+
+TEST(Writers, BenchCarriesTheTypesInEveryFormat) {
+  const tb::BenchReport r = fake_bf16_report();
+  const nlohmann::json j = tb::to_json(r);
+  for (const nlohmann::json& row : j["results"]) {
+    EXPECT_EQ(row["dtype"], "bf16");
+    EXPECT_EQ(row["dtype_c"], "f32");
+  }
+  ASSERT_EQ(j["skipped"].size(), 1u);
+  EXPECT_EQ(j["skipped"][0], "skipped mma_x: needs sm_90a (this GPU is sm_80)");
+
+  std::ostringstream csv;
+  tb::write_bench(csv, r, tb::Format::kCsv);
+  std::istringstream lines(csv.str());
+  std::string header, row1;
+  std::getline(lines, header);
+  std::getline(lines, row1);
+  EXPECT_EQ(header.rfind("kernel,dtype,dtype_c,m,n,k,", 0), 0u) << header;
+  EXPECT_EQ(row1.rfind("cublas,bf16,f32,256,256,256,", 0), 0u) << row1;
+
+  std::ostringstream md;
+  tb::write_bench(md, r, tb::Format::kMarkdown);
+  const std::string m = md.str();
+  // The header names the types; each row carries them; the skipped kernel is noted.
+  const std::string header_md = m.substr(0, m.find("| kernel"));
+  EXPECT_NE(header_md.find("A/B bf16, C f32 (fp32 accumulation)"), std::string::npos) << m;
+  EXPECT_NE(m.find("| types "), std::string::npos) << m;
+  EXPECT_NE(m.find("| bf16->f32 "), std::string::npos) << m;
+  EXPECT_NE(m.find("- skipped mma_x: needs sm_90a"), std::string::npos) << m;
+
+  std::ostringstream text;
+  tb::write_bench(text, r, tb::Format::kTable);
+  const std::string t = text.str();
+  EXPECT_NE(t.find("A/B bf16, C f32 (fp32 accumulation)"), std::string::npos) << t;
+  EXPECT_NE(t.find("bf16->f32"), std::string::npos) << t;
+  EXPECT_NE(t.find("skipped mma_x"), std::string::npos) << t;
+
+  const tb::Table table = tb::bench_table(r);
+  const auto col = std::find(table.headers.begin(), table.headers.end(), "types");
+  ASSERT_NE(col, table.headers.end());
+  for (const auto& row : table.rows) {
+    EXPECT_EQ(row[static_cast<std::size_t>(col - table.headers.begin())], "bf16->f32");
+  }
+}
+
 TEST(Writers, BenchJsonHasDeviceSettingsAndResults) {
   const nlohmann::json j = tb::to_json(fake_report());
   for (const char* key : {"device", "command", "timestamp", "settings", "results"}) {
@@ -444,14 +556,17 @@ TEST(Writers, BenchJsonHasDeviceSettingsAndResults) {
   ASSERT_EQ(j["results"].size(), 3u);
   for (const nlohmann::json& row : j["results"]) {
     for (const char* key :
-         {"kernel",    "dtype",        "m",         "n",         "k",      "layout_a", "layout_b",
-          "layout_c",  "alpha",        "beta",      "median_ms", "min_ms", "max_ms",   "tflops",
-          "cublas_ms", "cublas_ratio", "rel_error", "tolerance", "status", "detail"}) {
+         {"kernel",    "dtype",        "dtype_c",   "m",         "n",      "k",      "layout_a",
+          "layout_b",  "layout_c",     "alpha",     "beta",      "median_ms", "min_ms", "max_ms",
+          "tflops",    "cublas_ms",    "cublas_ratio", "rel_error", "tolerance", "status",
+          "detail"}) {
       EXPECT_TRUE(row.contains(key)) << key;
     }
   }
   EXPECT_EQ(j["results"][0]["alpha"], -1.3);  // the float's shortest decimal
   EXPECT_EQ(j["results"][0]["dtype"], "f32");
+  EXPECT_EQ(j["results"][0]["dtype_c"], "f32");
+  EXPECT_TRUE(j["skipped"].empty());
   EXPECT_EQ(j["results"][0]["status"], "ok");
   EXPECT_EQ(j["results"][1]["status"], "FAILED");
   EXPECT_TRUE(j["results"][1]["median_ms"].is_null());
@@ -469,10 +584,11 @@ TEST(Writers, BenchCsvAndMarkdown) {
   std::getline(lines, row1);
   std::getline(lines, row2);
   EXPECT_EQ(header,
-            "kernel,dtype,m,n,k,layout_a,layout_b,layout_c,alpha,beta,pad_a,pad_b,pad_c,"
+            "kernel,dtype,dtype_c,m,n,k,layout_a,layout_b,layout_c,alpha,beta,pad_a,pad_b,pad_c,"
             "median_ms,min_ms,max_ms,tflops,cublas_ms,cublas_ratio,rel_error,tolerance,status,"
             "detail");
-  EXPECT_EQ(row1.rfind("cublas,f32,256,256,256,row,row,row,-1.3,0,0,0,0,0.01,", 0), 0u) << row1;
+  EXPECT_EQ(row1.rfind("cublas,f32,f32,256,256,256,row,row,row,-1.3,0,0,0,0,0.01,", 0), 0u)
+      << row1;
   // The failed row: no times, the detail quoted (it has a comma).
   EXPECT_NE(row2.find(",,,,"), std::string::npos) << row2;
   EXPECT_NE(row2.find(",FAILED,\"rel error 0.5 > tolerance, 3 non-finite\""), std::string::npos)
@@ -490,8 +606,8 @@ TEST(Writers, BenchCsvAndMarkdown) {
   std::ostringstream text;
   tb::write_bench(text, r, tb::Format::kTable);
   const std::string t = text.str();
-  for (const char* col : {"kernel", "layout A,B,C", "median (ms)", "min (ms)", "max (ms)",
-                          "TFLOP/s", "% of cuBLAS", "rel error", "status"}) {
+  for (const char* col : {"kernel", "layout A,B,C", "types", "median (ms)", "min (ms)",
+                          "max (ms)", "TFLOP/s", "% of cuBLAS", "rel error", "status"}) {
     EXPECT_NE(t.find(col), std::string::npos) << col;
   }
   EXPECT_NE(t.find("100.0"), std::string::npos);  // cuBLAS is 100% of itself
@@ -500,16 +616,102 @@ TEST(Writers, BenchCsvAndMarkdown) {
 
 TEST(Writers, KernelListCarriesTheRegistry) {
   const std::vector<tilegemm::KernelInfo>& all = tilegemm::all_kernels();
-  const tb::Table t = tb::kernel_table(all);
+  const tb::Table t = tb::kernel_table(all, 0);
   ASSERT_EQ(t.rows.size(), all.size());
   EXPECT_EQ(t.rows[0][0], all[0].name);
-  const nlohmann::json j = tb::kernels_json(all);
+  const nlohmann::json j = tb::kernels_json(all, 0);
   ASSERT_EQ(j["kernels"].size(), all.size());
-  for (const char* key : {"name", "family", "rung", "bm", "bn", "bk", "wm", "wn", "tm", "tn",
-                          "threads", "stages", "smem_bytes"}) {
+  for (const char* key : {"name", "family", "rung", "op_class", "types", "accumulator", "align_a",
+                          "align_b", "align_c", "min_cc", "max_cc", "needs", "runs_here",
+                          "runs_here_text", "bm", "bn", "bk", "wm", "wn", "tm", "tn", "threads",
+                          "stages", "cluster_m", "cluster_n", "smem_bytes"}) {
     EXPECT_TRUE(j["kernels"][0].contains(key)) << key;
   }
   EXPECT_EQ(j["kernels"][0]["threads"], all[0].tile.threads);
+  EXPECT_TRUE(j["kernels"][0]["runs_here"].is_null());  // no GPU given
+  EXPECT_EQ(j["kernels"][0]["runs_here_text"], "no GPU");
+  EXPECT_EQ(j["kernels"][0]["types"].size(), all[0].desc.types.size());
+}
+
+namespace {
+
+// A registry-shaped entry with a made-up description, for the list columns.
+tilegemm::KernelInfo fake_tensor_kernel() {
+  tilegemm::KernelInfo k;
+  k.name = "mma_fake_128x128x32";
+  k.family = "mma_fake";
+  k.rung = 13;
+  k.desc.op_class = tilegemm::OpClass::kWgmma;
+  k.desc.types = {{tilegemm::DType::kBF16, tilegemm::DType::kBF16},
+                  {tilegemm::DType::kBF16, tilegemm::DType::kF32},
+                  {tilegemm::DType::kF16, tilegemm::DType::kF16},
+                  {tilegemm::DType::kF16, tilegemm::DType::kF32}};
+  k.desc.align_a = 8;
+  k.desc.align_b = 8;
+  k.desc.align_c = 4;
+  k.desc.min_cc = 90;
+  k.desc.max_cc = 90;
+  k.tile.cluster_m = 2;
+  k.summary = "made up";
+  return k;
+}
+
+std::size_t column(const tb::Table& t, const std::string& header) {
+  const auto it = std::find(t.headers.begin(), t.headers.end(), header);
+  EXPECT_NE(it, t.headers.end()) << header;
+  return static_cast<std::size_t>(it - t.headers.begin());
+}
+
+}  // namespace
+
+TEST(Writers, KernelListColumnsInEveryFormat) {
+  const std::vector<tilegemm::KernelInfo> kernels = {fake_tensor_kernel()};
+  EXPECT_EQ(tb::types_list(kernels[0].desc), "bf16,bf16->f32,f16,f16->f32");
+  for (int cc : {0, 80, 90}) {
+    const tb::Table t = tb::kernel_table(kernels, cc);
+    ASSERT_EQ(t.rows.size(), 1u);
+    const std::vector<std::string>& row = t.rows[0];
+    EXPECT_EQ(row[column(t, "op class")], "wgmma");
+    EXPECT_EQ(row[column(t, "types")], "bf16,bf16->f32,f16,f16->f32");
+    EXPECT_EQ(row[column(t, "align A,B,C")], "8,8,4");
+    EXPECT_EQ(row[column(t, "needs")], "sm_90a");
+    EXPECT_EQ(row[column(t, "runs here")],
+              cc == 0 ? "no GPU" : cc == 90 ? "yes" : "no (needs sm_90a)");
+  }
+  const nlohmann::json j = tb::kernels_json(kernels, 80)["kernels"][0];
+  EXPECT_EQ(j["op_class"], "wgmma");
+  ASSERT_EQ(j["types"].size(), 4u);
+  EXPECT_EQ(j["types"][1]["dtype"], "bf16");
+  EXPECT_EQ(j["types"][1]["dtype_c"], "f32");
+  EXPECT_EQ(j["types"][1]["name"], "bf16->f32");
+  EXPECT_EQ(j["align_a"], 8);
+  EXPECT_EQ(j["align_c"], 4);
+  EXPECT_EQ(j["min_cc"], 90);
+  EXPECT_EQ(j["max_cc"], 90);
+  EXPECT_EQ(j["needs"], "sm_90a");
+  EXPECT_EQ(j["runs_here"], false);
+  EXPECT_EQ(j["runs_here_text"], "no (needs sm_90a)");
+  EXPECT_EQ(j["cluster_m"], 2);
+  EXPECT_EQ(tb::kernels_json(kernels, 90)["kernels"][0]["runs_here"], true);
+
+  std::ostringstream csv, md, text;
+  tb::write_kernels(csv, kernels, 80, tb::Format::kCsv);
+  tb::write_kernels(md, kernels, 80, tb::Format::kMarkdown);
+  tb::write_kernels(text, kernels, 80, tb::Format::kTable);
+  // Cells with commas are quoted (RFC 4180).
+  EXPECT_EQ(csv.str().rfind("kernel,family,rung,op class,types,\"align A,B,C\",needs,runs here,", 0),
+            0u)
+      << csv.str();
+  EXPECT_NE(csv.str().find(",wgmma,\"bf16,bf16->f32,f16,f16->f32\",\"8,8,4\",sm_90a,"
+                           "no (needs sm_90a),"),
+            std::string::npos)
+      << csv.str();
+  for (const std::string& out : {md.str(), text.str()}) {
+    for (const char* cell : {"wgmma", "bf16,bf16->f32,f16,f16->f32", "8,8,4", "sm_90a",
+                             "no (needs sm_90a)"}) {
+      EXPECT_NE(out.find(cell), std::string::npos) << cell << "\n" << out;
+    }
+  }
 }
 
 TEST(Writers, DevicesAndVerify) {
@@ -535,9 +737,45 @@ TEST(Writers, DevicesAndVerify) {
   v.failures.push_back(f);
   const nlohmann::json j = tb::to_json(v);
   EXPECT_EQ(j["passed"], false);
+  EXPECT_EQ(j["dtype"], "f32");
+  EXPECT_EQ(j["dtype_c"], "f32");
+  EXPECT_EQ(j["failures"][0]["dtype"], "f32");
   EXPECT_EQ(j["kernels"][0]["failed"], 1);
   EXPECT_EQ(j["failures"][0]["replay"], tb::replay_command("naive", f.spec));
   std::ostringstream text;
   tb::write_verify(text, v, tb::Format::kTable);
   EXPECT_NE(text.str().find("2.50e-01"), std::string::npos);
+}
+
+TEST(Writers, VerifyCarriesTheTypes) {
+  tb::VerifyReport v;
+  v.types = {tilegemm::DType::kF16, tilegemm::DType::kF32};
+  tb::KernelSummary s;
+  s.kernel = "mma_x";
+  s.cases = 2;
+  s.passed = 1;
+  s.failed = 1;
+  v.kernels.push_back(s);
+  tb::VerifyFailure f;
+  f.kernel = "mma_x";
+  f.spec.m = f.spec.n = f.spec.k = 7;
+  f.spec.types = v.types;
+  v.failures.push_back(f);
+  v.skipped = {"skipped mma_y: needs sm_90a (this GPU is sm_80)"};
+  const nlohmann::json j = tb::to_json(v);
+  EXPECT_EQ(j["dtype"], "f16");
+  EXPECT_EQ(j["dtype_c"], "f32");
+  EXPECT_EQ(j["types"], "f16->f32");
+  EXPECT_EQ(j["failures"][0]["dtype"], "f16");
+  EXPECT_EQ(j["failures"][0]["dtype_c"], "f32");
+  EXPECT_NE(j["failures"][0]["replay"].get<std::string>().find("--dtype f16"), std::string::npos)
+      << j["failures"][0]["replay"];
+  EXPECT_EQ(j["skipped"].size(), 1u);
+  const tb::Table t = tb::verify_table(v);
+  EXPECT_EQ(t.rows[0][column(t, "types")], "f16->f32");
+  for (tb::Format format : {tb::Format::kTable, tb::Format::kCsv, tb::Format::kMarkdown}) {
+    std::ostringstream os;
+    tb::write_verify(os, v, format);
+    EXPECT_NE(os.str().find("f16->f32"), std::string::npos) << os.str();
+  }
 }

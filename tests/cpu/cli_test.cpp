@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "tilegemm/bench.hpp"
 #include "tilegemm/device_info.hpp"
 #include "tilegemm/gemm.hpp"
 
@@ -99,6 +101,17 @@ TEST(Cli, BadInputIsOneLineNamingTheFlagAndExit2) {
       {"analyze --regs 0", "--regs"},
       {"analyze --m 0", "--m"},
       {"list --format yaml", "--format"},
+      {"bench --dtype fp8", "--dtype"},
+      {"bench --dtype f32 --dtype-c bf16", "--dtype-c"},
+      {"bench --dtype-c tf32", "--dtype-c"},
+      {"bench --dtype bf16 --dtype-c f16", "--dtype-c"},
+      {"verify --dtype half", "--dtype"},
+      {"verify --dtype tf32 --dtype-c f16", "--dtype-c"},
+      {"list --dtype fp8", "--dtype"},
+      {"list --dtype f16 --dtype-c bf16", "--dtype-c"},
+      {"analyze --dtype fp8", "--dtype"},
+      {"analyze --dtype f32 --dtype-c f16", "--dtype-c"},
+      {"analyze --layout-b diag", "--layout-b"},
       {"devices --format yaml", "--format"},
       {"frobnicate", "frobnicate"},
   };
@@ -110,6 +123,101 @@ TEST(Cli, BadInputIsOneLineNamingTheFlagAndExit2) {
     EXPECT_NE(r.err.find(flag), std::string::npos) << args << "\n" << r.err;
     EXPECT_EQ(r.out, "") << args;
   }
+}
+
+TEST(Cli, DtypeMessages) {
+  RunResult r = run_cli("bench --dtype fp8");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "tilegemm: --dtype: unknown dtype 'fp8'; expected f32, tf32, bf16 or f16\n");
+  r = run_cli("bench --dtype f32 --dtype-c bf16");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "tilegemm: --dtype-c: 'bf16' is not a C dtype for --dtype f32 (want f32)\n");
+  // Input errors come before the missing GPU.
+  r = run_cli("verify --dtype fp8 --kernels naive");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(Cli, KernelsThatDoNotComputeTheDtypeAreBadInput) {
+  // Every dtype no registered kernel matching 'naive' computes: exit 2 naming --kernels and it.
+  const tilegemm::KernelInfo* naive = tilegemm::find_kernel("naive");
+  ASSERT_NE(naive, nullptr);
+  for (const char* dtype : {"tf32", "bf16", "f16"}) {
+    tilegemm::GemmTypes t;
+    t.ab = tilegemm::bench::parse_dtype("--dtype", dtype);
+    t.c = tilegemm::default_c_dtype(t.ab);
+    if (naive->desc.computes(t)) continue;
+    for (const char* command : {"bench", "verify"}) {
+      const RunResult r =
+          run_cli(std::string(command) + " --kernels naive --dtype " + dtype);
+      EXPECT_EQ(r.exit_code, 2) << command << " " << dtype << "\n" << r.err;
+      EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+      EXPECT_NE(r.err.find("--kernels"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find(std::string("computing ") + dtype), std::string::npos) << r.err;
+    }
+    const RunResult r = run_cli(std::string("analyze --kernel naive --dtype ") + dtype);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("--kernel:"), std::string::npos) << r.err;
+  }
+}
+
+TEST(Cli, ListFiltersByTypes) {
+  const std::vector<tilegemm::GemmTypes> combos = {
+      {tilegemm::DType::kF32, tilegemm::DType::kF32},
+      {tilegemm::DType::kTF32, tilegemm::DType::kF32},
+      {tilegemm::DType::kBF16, tilegemm::DType::kBF16},
+      {tilegemm::DType::kBF16, tilegemm::DType::kF32},
+      {tilegemm::DType::kF16, tilegemm::DType::kF16},
+      {tilegemm::DType::kF16, tilegemm::DType::kF32}};
+  for (const tilegemm::GemmTypes& t : combos) {
+    const std::string flags = tilegemm::bench::dtype_flags(t);
+    const RunResult r =
+        run_cli("list --format json " + (flags.empty() ? std::string("--dtype f32") : flags));
+    ASSERT_EQ(r.exit_code, 0) << flags << "\n" << r.err;
+    // The registry's own answer, in ladder order.
+    std::vector<std::string> want;
+    for (const tilegemm::KernelInfo& k : tilegemm::all_kernels()) {
+      if (k.desc.computes(t)) want.push_back(k.name);
+    }
+    std::vector<std::string> got;
+    const nlohmann::json listed = nlohmann::json::parse(r.out);
+    for (const nlohmann::json& k : listed["kernels"]) {
+      got.push_back(k["name"].get<std::string>());
+    }
+    EXPECT_EQ(got, want) << flags;
+    // An empty answer is said on stderr, not an error.
+    EXPECT_EQ(r.err.empty(), !want.empty()) << flags << "\n" << r.err;
+  }
+  // Without --dtype every kernel is listed, whatever it computes.
+  const RunResult all = run_cli("list --format json");
+  ASSERT_EQ(all.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(all.out)["kernels"].size(), tilegemm::all_kernels().size());
+  // The table names every kernel's types and whether it runs here.
+  const RunResult table = run_cli("list");
+  ASSERT_EQ(table.exit_code, 0);
+  for (const char* header : {"op class", "types", "align A,B,C", "runs here"}) {
+    EXPECT_NE(table.out.find(header), std::string::npos) << header;
+  }
+  if (tilegemm::cuda_device_count() == 0) {
+    EXPECT_NE(table.out.find("no GPU"), std::string::npos);
+  }
+}
+
+TEST(Cli, AnalyzeBf16) {
+  RunResult r = run_cli("analyze --dtype bf16 --shape 4096x4096x4096 --device h200 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["traffic"]["minimum_bytes"], 2.0 * 4096 * 4096 * 2);
+  EXPECT_EQ(j["rooflines"][0]["peak"]["tflops"], 989.0);
+  EXPECT_EQ(j["problem"]["dtype"], "bf16");
+  r = run_cli("analyze --dtype bf16 --shape 4096x4096x4096 --device h200");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("BF16 tensor peak (TFLOP/s)"), std::string::npos);
+  EXPECT_NE(r.out.find("67.11 MB"), std::string::npos);  // (M*K + K*N)*2 = 67108864 bytes
+  // Without --dtype: fp32 as before.
+  r = run_cli("analyze --shape 4096x4096x4096 --device h200 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["traffic"]["minimum_bytes"], 2.0 * 4096 * 4096 * 4);
 }
 
 TEST(Cli, NoSubcommandIsBadInput) {

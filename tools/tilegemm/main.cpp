@@ -6,6 +6,7 @@
 // the flag); 3 no CUDA device for a command that needs one; 4 an unexpected internal error.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -47,6 +48,26 @@ struct CaseFlags {
   std::string seed = "1";
   std::vector<CLI::Option*> scalar_options;  // alpha, beta, layouts, pad: for "given?" checks
 };
+
+// --dtype and --dtype-c, shared by every subcommand that computes or lists GEMMs. Empty means
+// not given: f32, and C's default for the A/B type (default_c_dtype).
+struct DtypeFlags {
+  std::string dtype, dtype_c;
+  bool given() const { return !dtype.empty() || !dtype_c.empty(); }
+  tilegemm::GemmTypes types() const {
+    return tb::parse_types("--dtype", dtype, "--dtype-c", dtype_c);
+  }
+};
+
+void add_dtype_flags(CLI::App* app, DtypeFlags* f) {
+  app->add_option("--dtype", f->dtype, "A and B element type: f32|tf32|bf16|f16 (default f32)");
+  app->add_option("--dtype-c", f->dtype_c,
+                  "C element type: f32|bf16|f16 (default f32 for f32 and tf32, else A/B's)");
+}
+
+void print_notes(const std::string& command, const std::vector<std::string>& notes) {
+  for (const std::string& note : notes) std::cerr << "tilegemm " << command << ": " << note << "\n";
+}
 
 void add_shape_flags(CLI::App* app, CaseFlags* f, bool ranges) {
   const char* size_help =
@@ -115,13 +136,23 @@ std::vector<NamedShape> bench_shapes(const CaseFlags& f) {
 
 // --- subcommands ------------------------------------------------------------------------------
 
-int run_list(const std::string& kernels_glob, const std::string& format_text) {
+// Every kernel the globs match, whatever GPU is present; with --dtype/--dtype-c only those that
+// compute the types. An empty answer is an answer (a table with no rows), not an error.
+int run_list(const std::string& kernels_glob, const DtypeFlags& df,
+             const std::string& format_text) {
+  std::optional<tilegemm::GemmTypes> types;
+  if (df.given()) types = df.types();
   const tb::Format format = tb::parse_format("--format", format_text);
   std::vector<tilegemm::KernelInfo> selected;
-  for (const std::string& name : tb::select_kernels("--kernels", kernels_glob)) {
-    if (const tilegemm::KernelInfo* k = tilegemm::find_kernel(name)) selected.push_back(*k);
+  for (const std::string& name : tb::select_kernels("--kernels", kernels_glob, {}, 0).names) {
+    const tilegemm::KernelInfo* k = tilegemm::find_kernel(name);
+    if (k != nullptr && (!types || k->desc.computes(*types))) selected.push_back(*k);
   }
-  tb::write_kernels(std::cout, selected, format);
+  tb::write_kernels(std::cout, selected, tilegemm::current_compute_capability(), format);
+  if (selected.empty() && types) {
+    std::cerr << "tilegemm list: no kernel matching '" << kernels_glob << "' computes "
+              << tilegemm::gemm_types_name(*types) << "\n";
+  }
   return kExitOk;
 }
 
@@ -144,9 +175,13 @@ struct BenchFlags {
   std::string output;
 };
 
-int run_bench(const CaseFlags& cf, const BenchFlags& bf, const std::string& command) {
+int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
+              const std::string& command) {
   tb::BenchRequest request;
-  request.kernels = tb::select_kernels("--kernels", bf.kernels);
+  request.types = df.types();
+  const tb::KernelSelection selection = tb::select_kernels(
+      "--kernels", bf.kernels, request.types, tilegemm::current_compute_capability());
+  request.kernels = selection.names;
   const std::vector<NamedShape> shapes = bench_shapes(cf);
   for (const NamedShape& s : shapes) request.shapes.push_back(s.shape);
   request.alpha = tb::parse_scalar("--alpha", cf.alpha);
@@ -180,8 +215,10 @@ int run_bench(const CaseFlags& cf, const BenchFlags& bf, const std::string& comm
     if (!file) throw tb::InputError("--output", "cannot open '" + bf.output + "' for writing");
   }
 
+  print_notes("bench", selection.skipped);
   tb::BenchReport report =
       tb::run_bench(request, [](const std::string& line) { std::cerr << line << std::endl; });
+  report.skipped = selection.skipped;
   report.command = command;
   report.timestamp = tb::utc_timestamp();
   if (file.is_open()) {
@@ -201,8 +238,11 @@ struct VerifyFlags {
   CLI::Option* fuzz_option = nullptr;
 };
 
-int run_verify(const CaseFlags& cf, const VerifyFlags& vf) {
-  const std::vector<std::string> kernels = tb::select_kernels("--kernels", vf.kernels);
+int run_verify(const CaseFlags& cf, const DtypeFlags& df, const VerifyFlags& vf) {
+  const tilegemm::GemmTypes types = df.types();
+  const tb::KernelSelection selection =
+      tb::select_kernels("--kernels", vf.kernels, types, tilegemm::current_compute_capability());
+  const std::vector<std::string>& kernels = selection.names;
   const std::uint64_t seed = tb::parse_seed("--seed", cf.seed);
   const std::int64_t fuzz = tb::parse_int("--fuzz", vf.fuzz, 0, 1000000);
   const tb::Format format = tb::parse_format("--format", vf.format);
@@ -212,6 +252,7 @@ int run_verify(const CaseFlags& cf, const VerifyFlags& vf) {
       throw tb::InputError("--fuzz", "not with --shape (a --shape run replays exactly one case)");
     }
     tilegemm::CaseSpec spec;
+    spec.types = types;
     spec.alpha = tb::parse_scalar("--alpha", cf.alpha);
     spec.beta = tb::parse_scalar("--beta", cf.beta);
     spec.la = tb::parse_layout("--layout-a", cf.layout_a);
@@ -235,26 +276,29 @@ int run_verify(const CaseFlags& cf, const VerifyFlags& vf) {
         throw tb::InputError(opt->get_name(), "only with --shape (the sweep sets it per case)");
       }
     }
-    cases = tb::standard_sweep(seed);
-    const std::vector<tilegemm::CaseSpec> extra = tb::fuzz_cases(fuzz, seed);
+    cases = tb::standard_sweep(seed, types);
+    const std::vector<tilegemm::CaseSpec> extra = tb::fuzz_cases(fuzz, seed, types);
     cases.insert(cases.end(), extra.begin(), extra.end());
   }
 
   if (tilegemm::cuda_device_count() == 0) return no_device("verify", "verify");
+  print_notes("verify", selection.skipped);
 
   // Failures go where a reader of the table looks; machine formats keep stdout clean.
   std::ostream& failures_out = format == tb::Format::kTable ? std::cout : std::cerr;
-  const tb::VerifyReport report = tb::run_verify(
+  tb::VerifyReport report = tb::run_verify(
       kernels, cases, [](const std::string& line) { std::cerr << line << std::endl; },
       [&](const tb::VerifyFailure& f) {
         failures_out << "FAILED " << f.kernel << " " << f.spec.to_string() << ": " << f.check.detail
                      << "\n  replay: " << tb::replay_command(f.kernel, f.spec) << std::endl;
       });
+  report.types = types;
+  report.skipped = selection.skipped;
   tb::write_verify(std::cout, report, format);
   if (format == tb::Format::kTable) {
-    std::cout << (report.passed() ? "verify: all passed" : "verify: FAILED") << " (" << cases.size()
-              << " cases x " << kernels.size() << " kernels, " << report.failures.size()
-              << " failures)\n";
+    std::cout << (report.passed() ? "verify: all passed" : "verify: FAILED") << " ("
+              << tilegemm::gemm_types_name(types) << ", " << cases.size() << " cases x "
+              << kernels.size() << " kernels, " << report.failures.size() << " failures)\n";
   }
   return report.passed() ? kExitOk : kExitFailed;
 }
@@ -262,14 +306,19 @@ int run_verify(const CaseFlags& cf, const VerifyFlags& vf) {
 struct AnalyzeFlags {
   std::string tile = "32";
   std::string kernel;
+  std::string layout_a = "row", layout_b = "row", layout_c = "row";
   std::string device = "h200";
   std::string regs = "32";
   std::string format = "table";
   CLI::Option* tile_option = nullptr;
 };
 
-int run_analyze(const CaseFlags& cf, const AnalyzeFlags& af) {
+int run_analyze(const CaseFlags& cf, const DtypeFlags& df, const AnalyzeFlags& af) {
   ta::AnalyzeRequest request;
+  request.types = df.types();
+  request.la = tb::parse_layout("--layout-a", af.layout_a);
+  request.lb = tb::parse_layout("--layout-b", af.layout_b);
+  request.lc = tb::parse_layout("--layout-c", af.layout_c);
   if (!cf.shapes.empty()) {
     if (cf.shapes.size() > 1) throw tb::InputError("--shape", "analyze takes one shape");
     if (!cf.m.empty() || !cf.n.empty() || !cf.k.empty()) {
@@ -296,22 +345,36 @@ int run_analyze(const CaseFlags& cf, const AnalyzeFlags& af) {
       throw tb::InputError("--kernel",
                            "'" + af.kernel + "' is not a registered kernel (see `tilegemm list`)");
     }
-    // With a GPU, the compiled register count and the runtime's own occupancy answer.
-    if (tilegemm::cuda_device_count() > 0) {
-      const std::optional<tilegemm::DeviceInfo> device = tilegemm::current_device();
-      const std::string gpu = device ? device->name : std::string("the current GPU");
-      if (const auto attr = tilegemm::function_attributes(request.kernel->device_function)) {
-        request.kernel_regs = attr->regs_per_thread;
-        request.kernel_regs_source = "cudaFuncGetAttributes on " + gpu;
-        const std::int64_t dynamic_smem =
-            std::max<std::int64_t>(0, request.kernel->tile.smem_bytes - attr->static_smem_bytes);
-        request.runtime_blocks_per_sm = tilegemm::runtime_blocks_per_sm(
-            request.kernel->device_function, request.kernel->tile.threads, dynamic_smem);
-        request.runtime_device = gpu;
-      }
+  }
+  // Every input checked (a kernel that does not compute the types included) before any GPU query.
+  ta::AnalysisReport report = ta::analyze(request);
+  // With a GPU, the compiled register count and the runtime's own occupancy answer, of the
+  // instance launch() would run for these layouts and types.
+  if (request.kernel != nullptr && tilegemm::cuda_device_count() > 0) {
+    const std::optional<tilegemm::DeviceInfo> device = tilegemm::current_device();
+    const std::string gpu = device ? device->name : std::string("the current GPU");
+    const ta::GemmSize& size = request.size;
+    const tilegemm::Problem problem =
+        tilegemm::Problem::make_typed(size.m, size.n, size.k, request.types, nullptr, nullptr,
+                                      nullptr, 1.0f, 0.0f, request.la, request.lb, request.lc);
+    const void* function =
+        request.kernel->device_function ? request.kernel->device_function(problem) : nullptr;
+    if (const auto attr = tilegemm::function_attributes(function)) {
+      request.kernel_regs = attr->regs_per_thread;
+      request.kernel_regs_source =
+          "cudaFuncGetAttributes on " + gpu + " (the instance for layouts " +
+          tilegemm::layout_name(request.la) + "," + tilegemm::layout_name(request.lb) + "," +
+          tilegemm::layout_name(request.lc) + ", " + tilegemm::gemm_types_name(request.types) +
+          ")";
+      const std::int64_t dynamic_smem =
+          std::max<std::int64_t>(0, request.kernel->tile.smem_bytes - attr->static_smem_bytes);
+      request.runtime_blocks_per_sm = tilegemm::runtime_blocks_per_sm(
+          function, request.kernel->tile.threads, dynamic_smem);
+      request.runtime_device = gpu;
+      report = ta::analyze(request);
     }
   }
-  ta::write_analysis(std::cout, ta::analyze(request), format);
+  ta::write_analysis(std::cout, report, format);
   return kExitOk;
 }
 
@@ -323,22 +386,27 @@ int main(int argc, char** argv) {
   if (!args.empty()) args[0] = "tilegemm";
   const std::string command = tb::join_command(static_cast<int>(args.size()), args.data());
 
-  CLI::App app{"tilegemm: the lab of a tiled fp32 GEMM ladder (verify, time, explain)", "tilegemm"};
+  CLI::App app{"tilegemm: the lab of a tiled GEMM ladder, f32 to bf16 (verify, time, explain)",
+               "tilegemm"};
   app.require_subcommand(1, 1);
   app.option_defaults()->always_capture_default();
 
   std::string list_kernels = "*", list_format = "table";
+  DtypeFlags list_dtype;
   CLI::App* list = app.add_subcommand("list", "every registered kernel with its tile config");
   list->add_option("--kernels", list_kernels, "comma-separated name globs");
+  add_dtype_flags(list, &list_dtype);
   list->add_option("--format", list_format, "table|csv|json|md");
 
   CaseFlags bench_case;
+  DtypeFlags bench_dtype;
   BenchFlags bench_flags;
   CLI::App* bench = app.add_subcommand("bench", "verify, then time kernels against cuBLAS");
   bench->add_option("--kernels", bench_flags.kernels,
                     "comma-separated name globs, or auto (the dispatcher's choice)");
   add_shape_flags(bench, &bench_case, true);
   add_scalar_flags(bench, &bench_case);
+  add_dtype_flags(bench, &bench_dtype);
   bench->add_option("--warmup", bench_flags.warmup, "untimed launches before timing");
   bench->add_option("--reps", bench_flags.reps, "timed launches (one event pair each)");
   bench->add_flag("--cold", bench_flags.cold, "flush L2 (write 2x its size) before each launch");
@@ -347,6 +415,7 @@ int main(int argc, char** argv) {
                     "write --format here (the table still goes to stdout)");
 
   CaseFlags verify_case;
+  DtypeFlags verify_dtype;
   VerifyFlags verify_flags;
   CLI::App* verify = app.add_subcommand(
       "verify", "correctness sweep (or one case with --shape) against the fp64 reference");
@@ -356,18 +425,28 @@ int main(int argc, char** argv) {
                    "run exactly this case, MxNxK (repeatable): the replay path")
       ->allow_extra_args(false);
   add_scalar_flags(verify, &verify_case);
+  add_dtype_flags(verify, &verify_dtype);
   verify_flags.fuzz_option =
       verify->add_option("--fuzz", verify_flags.fuzz, "random cases added to the sweep");
   verify->add_option("--format", verify_flags.format, "table|csv|json|md (the summary)");
 
   CaseFlags analyze_case;
+  DtypeFlags analyze_dtype;
   AnalyzeFlags analyze_flags;
   CLI::App* analyze = app.add_subcommand(
       "analyze", "traffic, arithmetic intensity, roofline and occupancy (no GPU needed)");
   add_shape_flags(analyze, &analyze_case, false);
   analyze_flags.tile_option =
       analyze->add_option("--tile", analyze_flags.tile, "square tile size T");
-  analyze->add_option("--kernel", analyze_flags.kernel, "take the tile config of this kernel");
+  analyze->add_option("--kernel", analyze_flags.kernel,
+                      "take the tile config and op class of this kernel");
+  add_dtype_flags(analyze, &analyze_dtype);
+  analyze->add_option("--layout-a", analyze_flags.layout_a,
+                      "layout of A: row|col (picks --kernel's instance)");
+  analyze->add_option("--layout-b", analyze_flags.layout_b,
+                      "layout of B: row|col (picks --kernel's instance)");
+  analyze->add_option("--layout-c", analyze_flags.layout_c,
+                      "layout of C: row|col (picks --kernel's instance)");
   analyze->add_option("--device", analyze_flags.device,
                       "a100|h100|h200 (also a100-40gb, h200-measured)");
   analyze->add_option("--regs", analyze_flags.regs, "registers per thread to assume");
@@ -394,11 +473,11 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (list->parsed()) return run_list(list_kernels, list_format);
+    if (list->parsed()) return run_list(list_kernels, list_dtype, list_format);
     if (devices->parsed()) return run_devices(devices_format);
-    if (bench->parsed()) return run_bench(bench_case, bench_flags, command);
-    if (verify->parsed()) return run_verify(verify_case, verify_flags);
-    if (analyze->parsed()) return run_analyze(analyze_case, analyze_flags);
+    if (bench->parsed()) return run_bench(bench_case, bench_dtype, bench_flags, command);
+    if (verify->parsed()) return run_verify(verify_case, verify_dtype, verify_flags);
+    if (analyze->parsed()) return run_analyze(analyze_case, analyze_dtype, analyze_flags);
   } catch (const tb::InputError& e) {
     std::cerr << "tilegemm: " << e.what() << "\n";
     return kExitBadInput;
