@@ -15,14 +15,25 @@ struct cublasContext;
 namespace tilegemm::reference {
 
 // out[i * n + j] = alpha * sum_k A(i,k) * B(k,j) + beta * C(i,j), accumulated in double, with
-// C read from problem.c (not written). `out` is a device buffer of m * n doubles.
+// A and B read in their storage type (f32 and tf32: float, bf16, f16), each value exactly as
+// stored (a tf32 operand is not rounded to tf32: the testbed's inputs are tf32 already), and C
+// read from problem.c in its type (not written; not read when beta == 0). `out` is a device
+// buffer of m * n doubles. Any m, n, k, layouts and leading dimensions; a types combination
+// outside types_supported() is kNotSupported.
 Status gemm_fp64(const Problem& problem, double* out, cudaStream_t stream);
 
-// The same on the host; problem's pointers are host memory. Returns m * n doubles, row-major.
+// The same on the host; problem's pointers are host memory (bf16 and f16 as __nv_bfloat16 and
+// __half). Returns m * n doubles, row-major; empty for a types combination outside
+// types_supported().
 std::vector<double> host_gemm(const Problem& problem);
 
-// cuBLAS SGEMM for any layout mix of an fp32 problem. Column-major C is computed as
-// C = op(A) op(B); row-major C as C^T = op(B)^T op(A)^T, the identity the seeds use.
+// cuBLAS for any layout mix of every supported types combination, through cublasGemmEx_64:
+// f32 -> f32 with CUBLAS_COMPUTE_32F (the handle keeps CUBLAS_DEFAULT_MATH: no tf32 shortcut
+// for an f32 problem), tf32 -> f32 with CUBLAS_COMPUTE_32F_FAST_TF32, bf16 and f16 -> themselves
+// or f32 with CUBLAS_COMPUTE_32F; alpha and beta fp32; CUBLAS_GEMM_DEFAULT. Column-major C is
+// computed as C = op(A) op(B); row-major C as C^T = op(B)^T op(A)^T, the identity the seeds use.
+// The problem is validated first (tilegemm::validate); a cuBLAS failure is kCublasError with
+// cuBLAS's status name.
 class Cublas {
  public:
   Cublas();

@@ -1,8 +1,11 @@
+// The cuBLAS provider: every supported types combination through cublasGemmEx_64, for timing
+// side by side and as a second opinion on the fp64 reference.
 #include <cublas_v2.h>
 
 #include <cstdint>
 #include <string>
 
+#include "tilegemm/gemm.hpp"
 #include "tilegemm/reference.hpp"
 
 namespace tilegemm::reference {
@@ -14,6 +17,25 @@ Status from_cublas(cublasStatus_t s) {
                                              std::string(cublasGetStatusName(s)) + " (" +
                                                  cublasGetStatusString(s) + ")");
 }
+
+// Storage type of a dtype (tf32 is fp32 storage; the compute type asks for tf32 math).
+cudaDataType_t data_type(DType dtype) {
+  switch (dtype) {
+    case DType::kBF16:
+      return CUDA_R_16BF;
+    case DType::kF16:
+      return CUDA_R_16F;
+    case DType::kF32:
+    case DType::kTF32:
+      break;
+  }
+  return CUDA_R_32F;
+}
+
+// fp32 accumulation in every case; tf32 math only when A/B say tf32.
+cublasComputeType_t compute_type(DType ab) {
+  return ab == DType::kTF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
 }  // namespace
 
 Cublas::Cublas() {
@@ -23,8 +45,9 @@ Cublas::Cublas() {
     return;
   }
   handle_ = h;
-  // Plain FP32 SGEMM: no TF32 tensor-core shortcut, so the comparison is like for like.
-  cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH);
+  // Default math: no TF32 tensor-core shortcut for an f32 problem, so that comparison is like
+  // for like; tf32 comes only from the compute type of a tf32 problem.
+  init_ = from_cublas(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
 }
 
 Cublas::~Cublas() {
@@ -33,11 +56,12 @@ Cublas::~Cublas() {
 
 Status Cublas::gemm(const Problem& p, cudaStream_t stream) {
   if (!init_.ok()) return init_;
+  if (Status s = validate(p); !s.ok()) return s;
   if (p.m == 0 || p.n == 0) return Status();
   if (Status s = from_cublas(cublasSetStream(handle_, stream)); !s.ok()) return s;
-  const auto* a = static_cast<const float*>(p.a.data);
-  const auto* b = static_cast<const float*>(p.b.data);
-  auto* c = static_cast<float*>(p.c.data);
+  const cudaDataType_t ab_type = data_type(p.a.dtype);
+  const cudaDataType_t c_type = data_type(p.c.dtype);
+  const cublasComputeType_t compute = compute_type(p.a.dtype);
   // The 64-bit API: sizes and leading dimensions are int64_t, as in the problem.
   const std::int64_t m = p.m, n = p.n, k = p.k;
   const std::int64_t lda = p.a.ld, ldb = p.b.ld, ldc = p.c.ld;
@@ -46,12 +70,16 @@ Status Cublas::gemm(const Problem& p, cudaStream_t stream) {
     // C (m x n) = op(A) op(B): a row-major operand read column-major is its transpose.
     const cublasOperation_t op_a = p.a.layout == Layout::kColMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
     const cublasOperation_t op_b = p.b.layout == Layout::kColMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
-    s = cublasSgemm_64(handle_, op_a, op_b, m, n, k, &p.alpha, a, lda, b, ldb, &p.beta, c, ldc);
+    s = cublasGemmEx_64(handle_, op_a, op_b, m, n, k, &p.alpha, p.a.data, ab_type, lda, p.b.data,
+                        ab_type, ldb, &p.beta, p.c.data, c_type, ldc, compute,
+                        CUBLAS_GEMM_DEFAULT);
   } else {
     // Row-major C is column-major C^T (n x m) = B^T A^T.
     const cublasOperation_t op_b = p.b.layout == Layout::kRowMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
     const cublasOperation_t op_a = p.a.layout == Layout::kRowMajor ? CUBLAS_OP_N : CUBLAS_OP_T;
-    s = cublasSgemm_64(handle_, op_b, op_a, n, m, k, &p.alpha, b, ldb, a, lda, &p.beta, c, ldc);
+    s = cublasGemmEx_64(handle_, op_b, op_a, n, m, k, &p.alpha, p.b.data, ab_type, ldb, p.a.data,
+                        ab_type, lda, &p.beta, p.c.data, c_type, ldc, compute,
+                        CUBLAS_GEMM_DEFAULT);
   }
   return from_cublas(s);
 }

@@ -1,28 +1,57 @@
+// The host reference: the fp64 product of the stored values, for CPU tests and small checks.
+// bf16 and f16 are read with cuda_bf16.h / cuda_fp16.h's host conversions (exact: both widen).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "tilegemm/reference.hpp"
 
 namespace tilegemm::reference {
 
-std::vector<double> host_gemm(const Problem& p) {
+namespace {
+
+double widen(float x) { return static_cast<double>(x); }
+double widen(__nv_bfloat16 x) { return static_cast<double>(__bfloat162float(x)); }
+double widen(__half x) { return static_cast<double>(__half2float(x)); }
+
+template <typename TAB, typename TC>
+std::vector<double> host_gemm_typed(const Problem& p) {
   const Strides sa = strides_of(p.a.layout, p.a.ld);
   const Strides sb = strides_of(p.b.layout, p.b.ld);
   const Strides sc = strides_of(p.c.layout, p.c.ld);
-  const auto* a = static_cast<const float*>(p.a.data);
-  const auto* b = static_cast<const float*>(p.b.data);
-  const auto* c = static_cast<const float*>(p.c.data);
+  const auto* a = static_cast<const TAB*>(p.a.data);
+  const auto* b = static_cast<const TAB*>(p.b.data);
+  const auto* c = static_cast<const TC*>(p.c.data);
   std::vector<double> out(static_cast<std::size_t>(p.m * p.n));
   for (std::int64_t i = 0; i < p.m; ++i) {
     for (std::int64_t j = 0; j < p.n; ++j) {
       double acc = 0.0;
       for (std::int64_t kk = 0; kk < p.k; ++kk) {
-        acc += static_cast<double>(a[i * sa.row + kk * sa.col]) *
-               static_cast<double>(b[kk * sb.row + j * sb.col]);
+        acc += widen(a[i * sa.row + kk * sa.col]) * widen(b[kk * sb.row + j * sb.col]);
       }
       double v = static_cast<double>(p.alpha) * acc;
-      if (p.beta != 0.0f) v += static_cast<double>(p.beta) * c[i * sc.row + j * sc.col];
+      if (p.beta != 0.0f) v += static_cast<double>(p.beta) * widen(c[i * sc.row + j * sc.col]);
       out[static_cast<std::size_t>(i * p.n + j)] = v;
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<double> host_gemm(const Problem& p) {
+  if (!types_supported(p.types()) || p.b.dtype != p.a.dtype || p.m < 0 || p.n < 0) return {};
+  switch (p.a.dtype) {
+    case DType::kF32:
+    case DType::kTF32:
+      return host_gemm_typed<float, float>(p);
+    case DType::kBF16:
+      return p.c.dtype == DType::kBF16 ? host_gemm_typed<__nv_bfloat16, __nv_bfloat16>(p)
+                                       : host_gemm_typed<__nv_bfloat16, float>(p);
+    case DType::kF16:
+      return p.c.dtype == DType::kF16 ? host_gemm_typed<__half, __half>(p)
+                                      : host_gemm_typed<__half, float>(p);
+  }
+  return {};
 }
 
 }  // namespace tilegemm::reference

@@ -1,34 +1,55 @@
-// The library's own paths on the device: quick returns, bad input against device buffers, the
-// cuBLAS provider and the two references.
+// The library's own paths on the device, in every types combination: quick returns, typed
+// problems through `auto`, bad input and type mismatches against device buffers, the cuBLAS
+// provider and the two references, and the check itself: it must fail deliberately wrong results.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "gpu_env.hpp"
+#include "tilegemm/device_info.hpp"
 #include "tilegemm/gemm.hpp"
 #include "tilegemm/reference.hpp"
 #include "tilegemm/testbed.hpp"
+#include "typed_cases.hpp"
 
 namespace tilegemm {
 namespace {
 
-std::vector<float> download(const float* d, std::int64_t count) {
-  std::vector<float> h(static_cast<std::size_t>(count));
-  EXPECT_EQ(cudaMemcpy(h.data(), d, h.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
-  return h;
-}
+using testing::all_gemm_types;
+using testing::download_bytes;
+using testing::read_c;
+using testing::write_c;
 
-CaseSpec spec_of(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, float beta) {
+CaseSpec spec_of(std::int64_t m, std::int64_t n, std::int64_t k, float alpha, float beta,
+                 GemmTypes types = {}) {
   CaseSpec s;
   s.m = m;
   s.n = n;
   s.k = k;
   s.alpha = alpha;
   s.beta = beta;
+  s.types = types;
   return s;
 }
+
+// C's whole allocation, as bytes.
+std::vector<unsigned char> download_c(const Testbed& tb) {
+  return download_bytes(tb.problem().c.data,
+                        static_cast<std::size_t>(tb.c_elements()) * dtype_bytes(tb.spec().types.c));
+}
+
+// Elements of a matrix's allocation (outer dimension x ld).
+std::int64_t alloc_elements(Layout layout, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
+  return (layout == Layout::kRowMajor ? rows : cols) * ld;
+}
+
+class LibraryTyped : public ::testing::TestWithParam<GemmTypes> {};
 
 TEST(Library, BadInputLeavesDeviceCUntouched) {
   TILEGEMM_REQUIRE_GPU();
@@ -36,7 +57,7 @@ TEST(Library, BadInputLeavesDeviceCUntouched) {
   ASSERT_TRUE(tb.init_status().ok());
   ASSERT_TRUE(tb.reset_c(0).ok());
   Problem p = tb.problem();
-  const auto before = download(static_cast<float*>(p.c.data), 33 * 17);
+  const auto before = download_c(tb);
   for (auto mutate : {+[](Problem& q) { q.c.ld = 3; }, +[](Problem& q) { q.k = -1; },
                       +[](Problem& q) { q.b.dtype = DType::kBF16; }}) {
     Problem bad = p;
@@ -46,69 +67,156 @@ TEST(Library, BadInputLeavesDeviceCUntouched) {
     }
   }
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  const auto after = download(static_cast<float*>(p.c.data), 33 * 17);
-  EXPECT_EQ(std::memcmp(before.data(), after.data(), before.size() * sizeof(float)), 0);
+  EXPECT_EQ(download_c(tb), before);
 }
 
-TEST(Library, QuickReturnsScaleC) {
+TEST_P(LibraryTyped, QuickReturnsScaleCInCsType) {
   TILEGEMM_REQUIRE_GPU();
   struct Case {
     std::int64_t k;
     float alpha, beta;
   };
-  // k == 0 and alpha == 0 both mean C = beta * C; beta == 0 must clear NaN, beta == 1 keep bits.
-  for (const Case c : {Case{0, 1.0f, 0.0f}, Case{0, 1.0f, 2.5f}, Case{5, 0.0f, 0.0f},
-                       Case{5, 0.0f, -1.5f}, Case{5, 0.0f, 1.0f}}) {
-    Testbed tb(spec_of(40, 30, c.k, c.alpha, c.beta));
-    ASSERT_TRUE(tb.init_status().ok());
-    const CheckResult r =
-        tb.run_and_check([](const Problem& p, cudaStream_t s) { return gemm(p, "auto", s); }, 0);
-    EXPECT_TRUE(r.passed) << "k=" << c.k << " alpha=" << c.alpha << " beta=" << c.beta << ": "
-                          << r.detail;
+  // k == 0 and alpha == 0 both mean C = beta * C, computed in C's type without any kernel of the
+  // registry; beta == 0 must clear the NaN poison, beta == 1 keep every bit.
+  for (const Case c : {Case{0, 1.0f, 0.0f}, Case{0, 1.0f, 2.5f}, Case{0, 1.0f, 1.0f},
+                       Case{5, 0.0f, 0.0f}, Case{5, 0.0f, -1.5f}, Case{5, 0.0f, 1.0f}}) {
+    for (Layout lc : {Layout::kRowMajor, Layout::kColMajor}) {
+      CaseSpec s = spec_of(40, 30, c.k, c.alpha, c.beta, GetParam());
+      s.lc = lc;
+      s.pad_c = 3;  // the padding must stay untouched too
+      Testbed tb(s);
+      ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+      const CheckResult r =
+          tb.run_and_check([](const Problem& p, cudaStream_t st) { return gemm(p, "auto", st); }, 0);
+      EXPECT_TRUE(r.passed) << s.to_string() << ": " << r.detail;
+    }
   }
 }
 
-TEST(Library, CublasProviderMatchesFp64InEveryLayoutMix) {
+TEST_P(LibraryTyped, GemmComputesTypedProblems) {
   TILEGEMM_REQUIRE_GPU();
-  reference::Cublas cublas;
-  ASSERT_TRUE(cublas.init_status().ok());
+  const GemmTypes types = GetParam();
+  int ran = 0;
+  std::vector<std::string> no_kernel;
   for (int mix = 0; mix < 8; ++mix) {
-    CaseSpec s = spec_of(67, 45, 129, -1.25f, 0.75f);
-    s.la = (mix & 4) ? Layout::kColMajor : Layout::kRowMajor;
-    s.lb = (mix & 2) ? Layout::kColMajor : Layout::kRowMajor;
-    s.lc = (mix & 1) ? Layout::kColMajor : Layout::kRowMajor;
-    s.pad_a = 1;
-    s.pad_b = 2;
-    s.pad_c = 3;
-    Testbed tb(s);
-    ASSERT_TRUE(tb.init_status().ok());
-    const CheckResult r =
-        tb.run_and_check([&](const Problem& p, cudaStream_t st) { return cublas.gemm(p, st); }, 0);
-    EXPECT_TRUE(r.passed) << s.to_string() << ": " << r.detail;
-    EXPECT_LT(r.rel_error, 1e-5);
+    for (const auto& shape : {std::vector<std::int64_t>{128, 96, 64},
+                              std::vector<std::int64_t>{67, 45, 129}}) {
+      CaseSpec s = spec_of(shape[0], shape[1], shape[2], 0.75f, mix % 2 == 0 ? 0.0f : -1.25f, types);
+      s.la = (mix & 4) ? Layout::kColMajor : Layout::kRowMajor;
+      s.lb = (mix & 2) ? Layout::kColMajor : Layout::kRowMajor;
+      s.lc = (mix & 1) ? Layout::kColMajor : Layout::kRowMajor;
+      Testbed tb(s);
+      ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+      const KernelInfo* chosen = select_kernel(tb.problem());
+      if (chosen == nullptr) {
+        no_kernel.push_back(s.to_string());
+        continue;
+      }
+      const CheckResult r =
+          tb.run_and_check([](const Problem& p, cudaStream_t st) { return gemm(p, "auto", st); }, 0);
+      ++ran;
+      EXPECT_TRUE(r.passed) << "auto -> " << chosen->name << " " << s.to_string() << ": "
+                            << r.detail;
+    }
+  }
+  if (ran == 0) {
+    GTEST_SKIP() << "select_kernel finds no kernel for " << gemm_types_name(types)
+                 << " on compute capability " << current_compute_capability();
+  }
+  for (const std::string& s : no_kernel) {
+    ADD_FAILURE() << "auto has no kernel for this valid problem: " << s;
   }
 }
 
-TEST(Library, DeviceFp64ReferenceMatchesHostReference) {
+TEST(Library, NamedKernelRefusesTypesItDoesNotCompute) {
   TILEGEMM_REQUIRE_GPU();
+  // Every kernel, every combination its description does not list: kNotSupported, before any
+  // launch and whatever the GPU, and C keeps every bit.
+  int checked = 0;
+  for (GemmTypes types : all_gemm_types()) {
+    Testbed tb(spec_of(64, 48, 32, 1.0f, 0.5f, types));
+    ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+    ASSERT_TRUE(tb.reset_c(0).ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const auto before = download_c(tb);
+    for (const KernelInfo& k : all_kernels()) {
+      if (k.desc.computes(types)) continue;
+      const Status s = gemm(tb.problem(), k.name);
+      EXPECT_EQ(s.code(), StatusCode::kNotSupported)
+          << k.name << " given " << gemm_types_name(types) << ": " << s.message();
+      ++checked;
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(download_c(tb), before) << gemm_types_name(types);
+  }
+  // Some kernel lacks some combination (the SIMT ladder computes f32 only), so this checked something.
+  EXPECT_GT(checked, 0);
+}
+
+// cuBLAS, asked for each combination, passes the same check against the fp64 reference: the
+// tolerance is achievable by the vendor library too.
+TEST_P(LibraryTyped, CublasProviderMatchesFp64InEveryLayoutMix) {
+  TILEGEMM_REQUIRE_GPU();
+  const GemmTypes types = GetParam();
+  reference::Cublas cublas;
+  ASSERT_TRUE(cublas.init_status().ok()) << cublas.init_status().message();
+  // Depths up to the top of the tolerance's range (16384), where tf32/f16 partial sums outgrow
+  // the range in which fp32 adds them exactly and the accumulation term is exercised.
+  for (const auto& shape : {std::vector<std::int64_t>{67, 45, 129},
+                            std::vector<std::int64_t>{256, 192, 4099},
+                            std::vector<std::int64_t>{96, 64, 16384}}) {
+    for (int mix = 0; mix < 8; ++mix) {
+      CaseSpec s = spec_of(shape[0], shape[1], shape[2], -1.25f, 0.75f, types);
+      s.la = (mix & 4) ? Layout::kColMajor : Layout::kRowMajor;
+      s.lb = (mix & 2) ? Layout::kColMajor : Layout::kRowMajor;
+      s.lc = (mix & 1) ? Layout::kColMajor : Layout::kRowMajor;
+      // Padding, kept to multiples of 16 bytes where cuBLAS's 16-bit paths like it, and not
+      // where they do not: both must work.
+      s.pad_a = mix % 3 == 0 ? 8 : 1;
+      s.pad_b = 2;
+      s.pad_c = 3;
+      Testbed tb(s);
+      ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+      const CheckResult r = tb.run_and_check(
+          [&](const Problem& p, cudaStream_t st) { return cublas.gemm(p, st); }, 0);
+      EXPECT_TRUE(r.passed) << "cublas " << s.to_string() << ": " << r.detail;
+      if (types == GemmTypes{}) {
+        EXPECT_LT(r.rel_error, 1e-5) << s.to_string();
+      }
+      RecordProperty("error_over_tolerance_k" + std::to_string(shape[2]) + "_" +
+                         std::to_string(mix),
+                     std::to_string(r.rel_error / r.tolerance) + " element " +
+                         std::to_string(r.element_error / r.element_tolerance));
+    }
+  }
+}
+
+TEST_P(LibraryTyped, DeviceFp64ReferenceMatchesHostReference) {
+  TILEGEMM_REQUIRE_GPU();
+  const GemmTypes types = GetParam();
   const std::int64_t m = 37, n = 29, k = 71;
   for (Layout la : {Layout::kRowMajor, Layout::kColMajor}) {
-    CaseSpec s = spec_of(m, n, k, 0.5f, 2.0f);
+    CaseSpec s = spec_of(m, n, k, 0.5f, 2.0f, types);
     s.la = la;
     s.lb = Layout::kColMajor;
+    s.pad_b = 1;
     Testbed tb(s);
-    ASSERT_TRUE(tb.init_status().ok());
+    ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
     ASSERT_TRUE(tb.reset_c(0).ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const Problem& dp = tb.problem();
-    const auto a =
-        download(static_cast<const float*>(dp.a.data), (la == Layout::kRowMajor ? m : k) * dp.a.ld);
-    const auto b = download(static_cast<const float*>(dp.b.data), n * dp.b.ld);
-    const auto c = download(static_cast<const float*>(dp.c.data), m * dp.c.ld);
+    const std::size_t ab = dtype_bytes(types.ab);
+    const auto a = download_bytes(
+        dp.a.data, static_cast<std::size_t>(alloc_elements(dp.a.layout, dp.a.ld, m, k)) * ab);
+    const auto b = download_bytes(
+        dp.b.data, static_cast<std::size_t>(alloc_elements(dp.b.layout, dp.b.ld, k, n)) * ab);
+    auto c = download_c(tb);
     Problem hp = dp;
     hp.a.data = a.data();
     hp.b.data = b.data();
-    hp.c.data = const_cast<float*>(c.data());
+    hp.c.data = c.data();
     const std::vector<double> host = reference::host_gemm(hp);
+    ASSERT_EQ(host.size(), static_cast<std::size_t>(m * n));
     double* d_ref = nullptr;
     ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_ref), sizeof(double) * m * n), cudaSuccess);
     ASSERT_TRUE(reference::gemm_fp64(dp, d_ref, 0).ok());
@@ -119,31 +227,166 @@ TEST(Library, DeviceFp64ReferenceMatchesHostReference) {
     for (std::size_t i = 0; i < dev.size(); ++i) {
       ASSERT_NEAR(dev[i], host[i], 1e-9 * (1.0 + std::fabs(host[i]))) << "element " << i;
     }
-    // The inputs are random in [-1, 1), never zeros.
-    EXPECT_GT(std::fabs(a[0]) + std::fabs(a[1]) + std::fabs(b[0]), 0.0f);
+    // The inputs are random in [-1, 1): the reference is not all zeros.
+    double norm = 0.0;
+    for (double v : host) norm += v * v;
+    EXPECT_GT(norm, 0.0);
   }
 }
 
-TEST(Library, TestbedCatchesAWrongKernel) {
+TEST_P(LibraryTyped, TestbedInputsAreExactInTheirTypeAndReproducible) {
   TILEGEMM_REQUIRE_GPU();
-  // A "kernel" that does nothing leaves the NaN poison: the check must fail, not pass.
-  Testbed tb(spec_of(64, 64, 64, 1.0f, 0.0f));
+  const GemmTypes types = GetParam();
+  const CaseSpec s = spec_of(64, 32, 48, 1.0f, 1.0f, types);
+  Testbed tb(s), again(s);
   ASSERT_TRUE(tb.init_status().ok());
-  const CheckResult r = tb.run_and_check([](const Problem&, cudaStream_t) { return Status(); }, 0);
-  EXPECT_FALSE(r.passed);
-  EXPECT_EQ(r.nonfinite, 64 * 64);
-  // A kernel that skips one K step is off far beyond the tolerance.
-  Testbed tb2(spec_of(64, 64, 64, 1.0f, 0.0f));
-  const CheckResult r2 = tb2.run_and_check(
-      [](const Problem& p, cudaStream_t s) {
+  ASSERT_TRUE(again.init_status().ok());
+  const std::int64_t count = 64 * 48;
+  const std::size_t a_bytes = static_cast<std::size_t>(count) * dtype_bytes(types.ab);
+  const auto a = download_bytes(tb.problem().a.data, a_bytes);
+  EXPECT_EQ(a, download_bytes(again.problem().a.data, a_bytes)) << "same seed, same A";
+  // Uniform in [-1, 1) on the type's grid: 2^-23 for f32, 2^-10 for tf32 and f16, 2^-7 for bf16.
+  const int frac = types.ab == DType::kF32 ? 23 : types.ab == DType::kBF16 ? 7 : 10;
+  int nonzero = 0, negative = 0;
+  for (std::int64_t e = 0; e < count; ++e) {
+    const unsigned char* at = a.data() + static_cast<std::size_t>(e) * dtype_bytes(types.ab);
+    float v = 0.0f;
+    if (types.ab == DType::kBF16) {
+      __nv_bfloat16 x;
+      std::memcpy(&x, at, sizeof(x));
+      v = __bfloat162float(x);
+    } else if (types.ab == DType::kF16) {
+      __half x;
+      std::memcpy(&x, at, sizeof(x));
+      v = __half2float(x);
+    } else {
+      std::memcpy(&v, at, sizeof(v));
+    }
+    const double scaled = std::ldexp(static_cast<double>(v), frac);
+    ASSERT_EQ(scaled, std::floor(scaled)) << "element " << e << " = " << v;
+    ASSERT_GE(v, -1.0f);
+    ASSERT_LT(v, 1.0f);
+    nonzero += v != 0.0f ? 1 : 0;
+    negative += v < 0.0f ? 1 : 0;
+  }
+  EXPECT_GT(nonzero, static_cast<int>(count) * 9 / 10);
+  EXPECT_GT(negative, static_cast<int>(count) / 3);
+  EXPECT_LT(negative, static_cast<int>(count) * 2 / 3);
+}
+
+// The check must fail a deliberately wrong result in every combination: cuBLAS (shown right by
+// CublasProviderMatchesFp64InEveryLayoutMix) run on the problem with one K step missing, with one
+// element of C set to NaN, with the result scaled by (1 + 10 tolerance), with one element off by
+// about rms(ref) on a C large enough that the Frobenius norm alone would dilute it, with C's
+// padding written, with one bit changed when alpha = 0 and beta = 1, and not run at all.
+TEST_P(LibraryTyped, CheckFailsDeliberatelyWrongResults) {
+  TILEGEMM_REQUIRE_GPU();
+  const GemmTypes types = GetParam();
+  reference::Cublas cublas;
+  ASSERT_TRUE(cublas.init_status().ok()) << cublas.init_status().message();
+  auto run_cublas = [&](const Problem& p, cudaStream_t st) { return cublas.gemm(p, st); };
+
+  CaseSpec s = spec_of(96, 80, 64, 1.0f, 0.0f, types);
+  s.pad_c = 2;
+  Testbed tb(s);
+  ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+
+  // The control: the right result passes.
+  const CheckResult right = tb.run_and_check(run_cublas, 0);
+  ASSERT_TRUE(right.passed) << right.detail;
+
+  // One K step (here one term, the finest step) missing: off by about 1/sqrt(k) = 0.125.
+  const CheckResult short_k = tb.run_and_check(
+      [&](const Problem& p, cudaStream_t st) {
         Problem shorter = p;
-        shorter.k = 56;
-        return gemm(shorter, "naive", s);
+        shorter.k = p.k - 1;
+        return cublas.gemm(shorter, st);
       },
       0);
-  EXPECT_FALSE(r2.passed);
-  EXPECT_GT(r2.rel_error, 100 * r2.tolerance);
+  EXPECT_FALSE(short_k.passed) << "k - 1: " << short_k.rel_error;
+  EXPECT_GT(short_k.rel_error, 10 * short_k.tolerance);
+
+  // One element NaN.
+  const CheckResult one_nan = tb.run_and_check(
+      [&](const Problem& p, cudaStream_t st) {
+        Status status = cublas.gemm(p, st);
+        if (status.ok()) status = from_cuda_error(cudaStreamSynchronize(st));
+        write_c(p, 50, 33, std::numeric_limits<float>::quiet_NaN());
+        return status;
+      },
+      0);
+  EXPECT_FALSE(one_nan.passed);
+  EXPECT_EQ(one_nan.nonfinite, 1);
+
+  // The whole result scaled by (1 + 10 tolerance), through the library's C = beta * C.
+  const float scale = static_cast<float>(1.0 + 10.0 * tolerance(types, s.k));
+  const CheckResult scaled = tb.run_and_check(
+      [&](const Problem& p, cudaStream_t st) {
+        Status status = cublas.gemm(p, st);
+        Problem rescale = p;
+        rescale.alpha = 0.0f;
+        rescale.beta = scale;
+        if (status.ok()) status = gemm(rescale, "auto", st);
+        return status;
+      },
+      0);
+  EXPECT_FALSE(scaled.passed) << "scaled by " << scale << ": " << scaled.rel_error << " <= "
+                              << scaled.tolerance;
+  EXPECT_GT(scaled.rel_error, 5 * scaled.tolerance);
+
+  // C's padding written (one element past the first row of row-major C).
+  const CheckResult padding = tb.run_and_check(
+      [&](const Problem& p, cudaStream_t st) {
+        Status status = cublas.gemm(p, st);
+        if (status.ok()) status = from_cuda_error(cudaStreamSynchronize(st));
+        testing::flip_low_bit(p, p.n);
+        return status;
+      },
+      0);
+  EXPECT_FALSE(padding.passed);
+  EXPECT_EQ(padding.padding_written, 1);
+
+  // Not run at all: the NaN poison stays.
+  const CheckResult nothing =
+      tb.run_and_check([](const Problem&, cudaStream_t) { return Status(); }, 0);
+  EXPECT_FALSE(nothing.passed);
+  EXPECT_EQ(nothing.nonfinite, s.m * s.n);
+
+  // One element off by about rms(ref) (sqrt(k / 9) = 2.7 here) in a 1024 x 1024 C: it moves the
+  // Frobenius error by only about 1/1024 of that, below the 16-bit tolerances; the element bound
+  // catches it.
+  Testbed large(spec_of(1024, 1024, 64, 1.0f, 0.0f, types));
+  ASSERT_TRUE(large.init_status().ok()) << large.init_status().message();
+  const CheckResult off_one = large.run_and_check(
+      [&](const Problem& p, cudaStream_t st) {
+        Status status = cublas.gemm(p, st);
+        if (status.ok()) status = from_cuda_error(cudaStreamSynchronize(st));
+        write_c(p, 517, 300, read_c(p, 517, 300) + 3.0f);
+        return status;
+      },
+      0);
+  EXPECT_FALSE(off_one.passed);
+  EXPECT_GT(off_one.element_error, off_one.element_tolerance);
+  EXPECT_EQ(off_one.nonfinite, 0);
+
+  // alpha = 0, beta = 1 must leave C bit for bit: one changed bit fails.
+  Testbed keep(spec_of(40, 24, 16, 0.0f, 1.0f, types));
+  ASSERT_TRUE(keep.init_status().ok());
+  const CheckResult kept = keep.run_and_check(
+      [&](const Problem& p, cudaStream_t st) { return gemm(p, "auto", st); }, 0);
+  EXPECT_TRUE(kept.passed) << kept.detail;
+  const CheckResult flipped = keep.run_and_check(
+      [&](const Problem& p, cudaStream_t) {
+        testing::flip_low_bit(p, 5);
+        return Status();
+      },
+      0);
+  EXPECT_FALSE(flipped.passed);
+  EXPECT_EQ(flipped.changed_bits, 1);
 }
+
+INSTANTIATE_TEST_SUITE_P(AllTypes, LibraryTyped, ::testing::ValuesIn(all_gemm_types()),
+                         testing::types_param_name);
 
 }  // namespace
 }  // namespace tilegemm
