@@ -4,13 +4,10 @@
 // Why it is slow: every thread reads a full row of A and a full column of B, so the kernel
 // moves 2*M*N*K*4 bytes through the memory system for 2*M*N*K FLOPs: 0.25 FLOP/byte.
 // Consecutive threads (x) take consecutive columns, so B and C accesses are coalesced for
-// row-major operands and A is a broadcast.
+// row-major operands and A is a broadcast. Two loads per FFMA: the load path, not DRAM, is
+// what bounds it.
 //
-// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, `tilegemm bench --kernels
-// '*,auto' --size 256:4096:x2 --format json --output NVIDIA-H200_2026-11-22_seeds.json`,
-// bench/results/NVIDIA-H200_2026-11-22_seeds.json):
-// 6.23 TFLOP/s at 1024^3 (0.17x cuBLAS), 5.61 at 4096^3 (0.11x). Two loads per FFMA: bound by the
-// load path, not by DRAM (docs/perf-notes.md, rungs 1-3).
+// Measurements: docs/ladder.md (rung 1), docs/perf-notes.md (rungs 1-3).
 #include "common.cuh"
 #include "families.hpp"
 
@@ -51,10 +48,12 @@ void register_naive(Registry& r) {
   k.tile.tm = 1;
   k.tile.tn = 1;
   k.tile.threads = kBlockX * kBlockY;
+  k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // scalar loads and stores: any alignment
   k.summary = "one thread per C element, operands straight from global memory";
   k.can_implement = [](const Problem& p) { return tile_grid_fits(p, kBlockY, kBlockX); };
   k.launch = launch_naive;
-  k.device_function = reinterpret_cast<const void*>(&naive_kernel);
+  k.device_function = device_function_for(
+      k.can_implement, [](const Problem&) { return kernel_address(&naive_kernel); });
   r.push_back(std::move(k));
 }
 

@@ -6,13 +6,10 @@
 // the factor T (the notebook's `analyze_tiled_traffic`; `tilegemm analyze` prints it). Edge tiles
 // are zero-padded, so any M, N, K works; two barriers per step: after the loads (the tile is
 // complete) and after the products (nobody still reads the tile the next loads overwrite).
+// Two shared-memory wavefronts per FFMA cap it at half the FFMA rate, whatever T is (the cap is
+// worked out in docs/perf-notes.md).
 //
-// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, `tilegemm bench --kernels
-// '*,auto' --size 256:4096:x2 --format json --output NVIDIA-H200_2026-11-22_seeds.json`,
-// bench/results/NVIDIA-H200_2026-11-22_seeds.json):
-// t32 8.10 TFLOP/s at 1024^3 (0.22x cuBLAS), 8.16 at 4096^3 (0.16x); t16 7.58 / 7.99;
-// t8 4.84 / 5.08.
-// Two shared-memory wavefronts per FFMA cap it at 8.36 TFLOP/s on this chip, whatever T is.
+// Measurements: docs/ladder.md (rung 2), docs/perf-notes.md (rungs 1-3).
 #include "common.cuh"
 #include "families.hpp"
 
@@ -68,11 +65,13 @@ void add_instance(Registry& r) {
   k.tile.tn = 1;
   k.tile.threads = T * T;
   k.tile.smem_bytes = 2 * T * T * static_cast<int>(sizeof(float));
+  k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // scalar loads and stores: any alignment
   k.summary = "square " + std::to_string(T) + "x" + std::to_string(T) +
               " shared-memory tiles, zero-padded edges, two barriers per K step";
   k.can_implement = [](const Problem& p) { return tile_grid_fits(p, T, T); };
   k.launch = launch_smem_tiled<T>;
-  k.device_function = reinterpret_cast<const void*>(&smem_tiled_kernel<T>);
+  k.device_function = device_function_for(
+      k.can_implement, [](const Problem&) { return kernel_address(&smem_tiled_kernel<T>); });
   r.push_back(std::move(k));
 }
 

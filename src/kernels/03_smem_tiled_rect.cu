@@ -4,13 +4,10 @@
 // What it adds over `smem_tiled`: the three tile edges are independent, so a block can be taller
 // than wide (more reuse of B per staged element) and step deeper along K (fewer barriers per
 // FLOP) while the thread count stays TILE_M * TILE_N. Each thread still computes one C element;
-// loads loop when TILE_K exceeds the block's width or height.
+// loads loop when TILE_K exceeds the block's width or height. TILE_K is also the number of FFMAs
+// a thread does between two barriers.
 //
-// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, `tilegemm bench --kernels
-// '*,auto' --size 256:4096:x2 --format json --output NVIDIA-H200_2026-11-22_seeds.json`,
-// bench/results/NVIDIA-H200_2026-11-22_seeds.json),
-// 1024^3 / 4096^3 TFLOP/s: 32x16x16 5.91 / 5.83, 16x32x32 6.91 / 6.85, 32x32x8 3.47 / 3.33
-// (cuBLAS 36.49 / 51.33): the FFMAs a thread does between two barriers (TILE_K) order them.
+// Measurements: docs/ladder.md (rung 3), docs/perf-notes.md (rungs 1-3).
 #include "common.cuh"
 #include "families.hpp"
 
@@ -76,11 +73,13 @@ void add_instance(Registry& r) {
   k.tile.tn = 1;
   k.tile.threads = TILE_M * TILE_N;
   k.tile.smem_bytes = (TILE_M * TILE_K + TILE_K * TILE_N) * static_cast<int>(sizeof(float));
+  k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // scalar loads and stores: any alignment
   k.summary = "rectangular " + shape + " (M x N x K) shared-memory tiles, one C element a thread";
   k.can_implement = [](const Problem& p) { return tile_grid_fits(p, TILE_M, TILE_N); };
   k.launch = launch_rect<TILE_M, TILE_N, TILE_K>;
-  k.device_function =
-      reinterpret_cast<const void*>(&smem_tiled_rect_kernel<TILE_M, TILE_N, TILE_K>);
+  k.device_function = device_function_for(k.can_implement, [](const Problem&) {
+    return kernel_address(&smem_tiled_rect_kernel<TILE_M, TILE_N, TILE_K>);
+  });
   r.push_back(std::move(k));
 }
 

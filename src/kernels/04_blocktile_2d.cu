@@ -9,12 +9,7 @@
 // Known costs the next rungs remove: scalar 4-byte global loads (rung 5), A read along a
 // column of As (TM scalar loads per k, rung 5), bank conflicts on Bs (rung 6).
 //
-// measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A, B, C),
-// from bench/results/NVIDIA-H200_2026-11-22_seeds.json:
-// 20.91 TFLOP/s at 4096^3 (0.407 of cuBLAS), 11.93 at 1024^3 (0.327).
-// Command (bench/results/NVIDIA-H200_2026-11-22_seeds.json, final run, commit de31984):
-// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json
-//   --output NVIDIA-H200_2026-11-22_seeds.json
+// Measurements: docs/ladder.md (rung 4), docs/perf-notes.md (rung 4).
 #include <string>
 
 #include "common.cuh"
@@ -128,12 +123,15 @@ void add_instance(Registry& r) {
   k.tile.tn = TN;
   k.tile.threads = (BM / TM) * (BN / TN);
   k.tile.smem_bytes = (BM * BK + BK * BN) * static_cast<int>(sizeof(float));
+  k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // scalar loads and stores: any alignment
   k.summary = "block tile " + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
               std::to_string(BK) + ", " + std::to_string(TM) + "x" + std::to_string(TN) +
               " register tile per thread, scalar loads, any layout";
   k.can_implement = [](const Problem& p) { return tile_grid_fits(p, BM, BN); };
   k.launch = launch_blocktile_2d<BM, BN, BK, TM, TN>;
-  k.device_function = reinterpret_cast<const void*>(&blocktile_2d_kernel<BM, BN, BK, TM, TN>);
+  k.device_function = device_function_for(k.can_implement, [](const Problem&) {
+    return kernel_address(&blocktile_2d_kernel<BM, BN, BK, TM, TN>);
+  });
   r.push_back(std::move(k));
 }
 

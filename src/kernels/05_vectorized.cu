@@ -16,12 +16,7 @@
 //    vectors 32 bytes apart, which land on 4 bank groups 4 deep: 4 wavefronts where the 256
 //    bytes need 2. (The second half-warp reads the same addresses: a broadcast, no cost.)
 //
-// measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A, B, C),
-// from bench/results/NVIDIA-H200_2026-11-22_seeds.json:
-// 34.05 TFLOP/s at 4096^3 (0.663 of cuBLAS), 13.92 at 1024^3 (0.382).
-// Command (bench/results/NVIDIA-H200_2026-11-22_seeds.json, final run, commit de31984):
-// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json
-//   --output NVIDIA-H200_2026-11-22_seeds.json
+// Measurements: docs/ladder.md (rung 5), docs/perf-notes.md (rung 5).
 #include <string>
 
 #include "common.cuh"
@@ -98,6 +93,12 @@ __global__ void __launch_bounds__(kThreads) vectorized_kernel(GemmArgs g) {
   }
 }
 
+// 16-byte loads of A and B need their base and leading dimension aligned (C is stored by
+// element, any alignment).
+bool can_implement_vectorized(const Problem& p) {
+  return tile_grid_fits(p, kBM, kBN) && views::aligned(p.a, 16) && views::aligned(p.b, 16);
+}
+
 cudaError_t launch_vectorized(const Problem& p, cudaStream_t stream) {
   const GemmArgs args = make_args(p);
   const dim3 grid = tile_grid(p, kBM, kBN);
@@ -105,6 +106,13 @@ cudaError_t launch_vectorized(const Problem& p, cudaStream_t stream) {
     vectorized_kernel<decltype(a_k)::value, decltype(b_k)::value>
         <<<grid, kThreads, 0, stream>>>(args);
     return cudaGetLastError();
+  });
+}
+
+// The layout instance launch_vectorized runs.
+const void* vectorized_function(const Problem& p) {
+  return ladder::dispatch_layouts(p, [](auto a_k, auto b_k) {
+    return kernel_address(&vectorized_kernel<decltype(a_k)::value, decltype(b_k)::value>);
   });
 }
 
@@ -122,16 +130,13 @@ void register_vectorized(Registry& r) {
   k.tile.tn = kTN;
   k.tile.threads = kThreads;
   k.tile.smem_bytes = (kBM + kBN) * kBK * static_cast<int>(sizeof(float));
+  k.desc = simt_f32_desc(4, 4, 1, kMinBuiltCc);  // 16-byte loads of A and B
   k.summary =
       "rung 4 with 16-byte global loads and k-major shared tiles read as LDS.128; "
       "layouts as template parameters; needs 16-byte-aligned operands";
-  // 16-byte loads of A and B need their base and leading dimension aligned (C is stored by
-  // element, any alignment).
-  k.can_implement = [](const Problem& p) {
-    return tile_grid_fits(p, kBM, kBN) && ladder::vec4_aligned(p.a) && ladder::vec4_aligned(p.b);
-  };
+  k.can_implement = can_implement_vectorized;
   k.launch = launch_vectorized;
-  k.device_function = reinterpret_cast<const void*>(&vectorized_kernel<true, false>);
+  k.device_function = device_function_for(can_implement_vectorized, vectorized_function);
   r.push_back(std::move(k));
 }
 

@@ -13,12 +13,7 @@
 // tests/cpu/ladder_maps_test.cpp counts the wavefronts of both rungs' accesses on the CPU; the
 // lead measures l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum on the GPU.
 //
-// measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A, B, C),
-// from bench/results/NVIDIA-H200_2026-11-22_seeds.json:
-// 38.46 TFLOP/s at 4096^3 (0.749 of cuBLAS), 15.12 at 1024^3 (0.414).
-// Command (bench/results/NVIDIA-H200_2026-11-22_seeds.json, final run, commit de31984):
-// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json
-//   --output NVIDIA-H200_2026-11-22_seeds.json
+// Measurements: docs/ladder.md (rung 6), docs/perf-notes.md (rung 6).
 #include <string>
 
 #include "common.cuh"
@@ -109,6 +104,12 @@ __global__ void __launch_bounds__(kThreads) bankfree_kernel(GemmArgs g) {
   }
 }
 
+// 16-byte loads of A and B need their base and leading dimension aligned (C is stored by
+// element, any alignment).
+bool can_implement_bankfree(const Problem& p) {
+  return tile_grid_fits(p, kBM, kBN) && views::aligned(p.a, 16) && views::aligned(p.b, 16);
+}
+
 cudaError_t launch_bankfree(const Problem& p, cudaStream_t stream) {
   const GemmArgs args = make_args(p);
   const dim3 grid = tile_grid(p, kBM, kBN);
@@ -116,6 +117,13 @@ cudaError_t launch_bankfree(const Problem& p, cudaStream_t stream) {
     bankfree_kernel<decltype(a_k)::value, decltype(b_k)::value>
         <<<grid, kThreads, 0, stream>>>(args);
     return cudaGetLastError();
+  });
+}
+
+// The layout instance launch_bankfree runs.
+const void* bankfree_function(const Problem& p) {
+  return ladder::dispatch_layouts(p, [](auto a_k, auto b_k) {
+    return kernel_address(&bankfree_kernel<decltype(a_k)::value, decltype(b_k)::value>);
   });
 }
 
@@ -133,16 +141,13 @@ void register_bankfree(Registry& r) {
   k.tile.tn = kTN;
   k.tile.threads = kThreads;
   k.tile.smem_bytes = (kBM + kBN + 2 * kPad) * kBK * static_cast<int>(sizeof(float));
+  k.desc = simt_f32_desc(4, 4, 1, kMinBuiltCc);  // 16-byte loads of A and B
   k.summary =
       "rung 5 without shared-memory bank conflicts: rows padded by 4 floats, thread tiles "
       "as 4x4 strips; needs 16-byte-aligned operands";
-  // 16-byte loads of A and B need their base and leading dimension aligned (C is stored by
-  // element, any alignment).
-  k.can_implement = [](const Problem& p) {
-    return tile_grid_fits(p, kBM, kBN) && ladder::vec4_aligned(p.a) && ladder::vec4_aligned(p.b);
-  };
+  k.can_implement = can_implement_bankfree;
   k.launch = launch_bankfree;
-  k.device_function = reinterpret_cast<const void*>(&bankfree_kernel<true, false>);
+  k.device_function = device_function_for(can_implement_bankfree, bankfree_function);
   r.push_back(std::move(k));
 }
 

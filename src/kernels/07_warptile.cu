@@ -9,13 +9,7 @@
 // Per k and warp, 64 x 32 warp tiles: 2 + 2 LDS.128 of 1 wavefront each (rung 6: 2 x 1 + 2 x 2).
 // Everything else is rung 6: 16-byte loads staged through registers, padded k-major tiles.
 //
-// measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A, B, C),
-// from bench/results/NVIDIA-H200_2026-11-22_seeds.json:
-// w32x64 38.53 TFLOP/s at 4096^3 (0.751 of cuBLAS), 15.38 at 1024^3 (0.421); w64x32 38.02
-// (0.741), 15.02 (0.412).
-// Command (bench/results/NVIDIA-H200_2026-11-22_seeds.json, final run, commit de31984):
-// tilegemm bench --kernels '*,auto' --size 256:4096:x2 --format json
-//   --output NVIDIA-H200_2026-11-22_seeds.json
+// Measurements: docs/ladder.md (rung 7), docs/perf-notes.md (rung 7).
 #include <string>
 
 #include "common.cuh"
@@ -118,6 +112,22 @@ cudaError_t launch_warptile(const Problem& p, cudaStream_t stream) {
   });
 }
 
+// The layout instance launch_warptile runs.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+const void* warptile_function(const Problem& p) {
+  return ladder::dispatch_layouts(p, [](auto a_k, auto b_k) {
+    return kernel_address(
+        &warptile_kernel<BM, BN, BK, WM, WN, TM, TN, decltype(a_k)::value, decltype(b_k)::value>);
+  });
+}
+
+// 16-byte loads of A and B need their base and leading dimension aligned (C is stored by
+// element, any alignment).
+template <int BM, int BN>
+bool can_implement_warptile(const Problem& p) {
+  return tile_grid_fits(p, BM, BN) && views::aligned(p.a, 16) && views::aligned(p.b, 16);
+}
+
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
 void add_instance(Registry& r) {
   const std::string config = std::to_string(BM) + "x" + std::to_string(BN) + "x" +
@@ -137,15 +147,14 @@ void add_instance(Registry& r) {
   k.tile.tn = TN;
   k.tile.threads = WarpTileMap<BM, BN, WM, WN, TM, TN>::kThreads;
   k.tile.smem_bytes = (BM + BN + 2 * kPad) * BK * static_cast<int>(sizeof(float));
+  k.desc = simt_f32_desc(4, 4, 1, kMinBuiltCc);  // 16-byte loads of A and B
   k.summary = "warp tiling, block/warp/thread tiles " + config +
               ", 4x4 sub-tiles, "
               "padded k-major tiles; needs 16-byte-aligned operands";
-  k.can_implement = [](const Problem& p) {
-    return tile_grid_fits(p, BM, BN) && ladder::vec4_aligned(p.a) && ladder::vec4_aligned(p.b);
-  };
+  k.can_implement = can_implement_warptile<BM, BN>;
   k.launch = launch_warptile<BM, BN, BK, WM, WN, TM, TN>;
-  k.device_function =
-      reinterpret_cast<const void*>(&warptile_kernel<BM, BN, BK, WM, WN, TM, TN, true, false>);
+  k.device_function = device_function_for(can_implement_warptile<BM, BN>,
+                                          warptile_function<BM, BN, BK, WM, WN, TM, TN>);
   r.push_back(std::move(k));
 }
 

@@ -19,19 +19,7 @@
 // Dynamic shared memory: STAGES x BK x (BM + BN + 8) floats (e.g. 3 x 16 x 264 x 4 = 50688 bytes
 // for 128x128x16, opted in above 48 KiB); 2 blocks per SM for 8x8 thread tiles.
 //
-// measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A and C),
-// from bench/results/NVIDIA-H200_2026-11-22_ladder.json (row-major B; cuBLAS 51.30 TFLOP/s at
-// 4096^3, 36.49 at 1024^3) and ..._ladder-colb.json (column-major B), ratio to cuBLAS:
-// at 4096^3: 128x128x8 s3 45.44 TFLOP/s (0.886), 128x256x8 t8x16 46.64 (0.909), 128x256x16
-// 47.45 (0.925), 128x256x16 `_lean_mid` 47.82 (0.932, the best; 0.960 at 8192^3), 128x256x8
-// `_lean` 46.87 (0.913), 256x128 44.46 (0.867), 128x256 `_ka` 38.79 (0.756); column-major B:
-// 128x256x8 0.845, 128x256x8 `_lean_mid` 0.891, 128x256x16 `_lean_mid` 0.834.
-// At 1024^3: 128x128x8 s3 19.66 (0.539), 128x256x8 10.83 (0.297) (64 tiles for 132 SMs).
-// The predictions of the second and third passes against these: docs/perf-notes.md.
-// Command: tilegemm bench --kernels 'cp_async_*,tuned_*,cute_pipelined*,auto' --layout-b row
-//   --size 256:8192:x2 --shape 4095x4095x4095 --shape 1000x1000x1000 --shape 8192x1024x8192
-//   --shape 4096x4096x16384 --shape 16x4096x4096 --format json
-//   --output NVIDIA-H200_2026-11-22_ladder.json (and --layout-b col, ..._ladder-colb.json)
+// Measurements: docs/ladder.md (rung 8), docs/perf-notes.md (rung 8, second and third passes).
 #include "08_cp_async.cuh"
 #include "families.hpp"
 
@@ -42,11 +30,11 @@ namespace cp_async {
 template cudaError_t launch<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>(const Problem&,
                                                                         const Schedule&,
                                                                         cudaStream_t);
-template const void* device_function<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>();
+template const void* device_function<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>(const Problem&);
 template cudaError_t launch<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>(const Problem&,
                                                                          const Schedule&,
                                                                          cudaStream_t);
-template const void* device_function<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>();
+template const void* device_function<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>(const Problem&);
 }  // namespace cp_async
 
 namespace {
@@ -63,13 +51,14 @@ void add_instance(Registry& r, const char* why) {
   k.family = "cp_async";
   k.rung = 8;
   k.tile = C::tile_config();
+  k.desc = C::desc();
   k.summary = std::string("cp.async pipeline ") + C::tag() +
               ", register double-buffered "
               "fragments; " +
               why;
   k.can_implement = cp_async::can_implement<C>;
   k.launch = launch_plain<C>;
-  k.device_function = cp_async::device_function<C>();
+  k.device_function = cp_async::device_function<C>;
   r.push_back(std::move(k));
 }
 

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -43,10 +44,12 @@ struct Schedule {
 /// @tparam STAGES  shared-memory stages in flight (2..4): STAGES-1 tiles are loading while one
 ///                 is computed
 /// @tparam X_VEC   x-contiguous operands (A col-major, B row-major) copied as 16-byte vectors
-///                 (needs vec4_aligned); false: 4-byte copies, any alignment or leading dimension
+///                 (needs views::aligned(operand, 16)); false: 4-byte copies, any alignment or
+///                 leading dimension
 /// @tparam KA      a row-major (k-contiguous) A is kept k-contiguous in shared memory, [m][BK+4]
 ///                 with rows interleaved (see AsyncCopyKA), copied by 16-byte cp.async and read
-///                 as 4 k per LDS.128 (needs vec4_aligned A); false: the k-major tile of rung 6
+///                 as 4 k per LDS.128 (needs A 16-byte aligned); false: the k-major tile of
+///                 rung 6
 /// @tparam OPT     main-loop options, a sum of the kOpt* flags below (third pass, SASS-guided):
 ///                 kOptLean: tiles wholly inside the matrix are copied without predicates or
 ///                 fallback addresses; kOptMid: the next tile's copies are issued halfway
@@ -77,7 +80,10 @@ struct Config {
   static constexpr int kMinBlocks = TM * TN <= 64 ? 2 : 1;
 
   static constexpr CopyKind a_kind(bool a_k) {
-    return a_k && KA ? CopyKind::kKVec4 : a_k ? CopyKind::kKScalar : X_VEC ? CopyKind::kXVec4 : CopyKind::kXScalar;
+    return a_k && KA ? CopyKind::kKVec4
+           : a_k     ? CopyKind::kKScalar
+           : X_VEC   ? CopyKind::kXVec4
+                     : CopyKind::kXScalar;
   }
   static constexpr CopyKind b_kind(bool b_k) {
     return b_k ? CopyKind::kKScalar : X_VEC ? CopyKind::kXVec4 : CopyKind::kXScalar;
@@ -89,8 +95,22 @@ struct Config {
   static std::string tag() {
     return std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) + "_w" +
            std::to_string(WM) + "x" + std::to_string(WN) + "_t" + std::to_string(TM) + "x" +
-           std::to_string(TN) + "_s" + std::to_string(STAGES) + (KA ? "_ka" : "") + (kLean ? "_lean" : "") + (kMid ? "_mid" : "") +
-           (X_VEC ? "" : "_anyalign");
+           std::to_string(TN) + "_s" + std::to_string(STAGES) + (KA ? "_ka" : "") +
+           (kLean ? "_lean" : "") + (kMid ? "_mid" : "") + (X_VEC ? "" : "_anyalign");
+  }
+  // The main-loop variant `auto`'s rules select by: "ka", "lean", "mid" as in the tag, joined
+  // by '_' ("lean_mid"); "" for the plain loop. (Alignment is not a variant: desc's align_*.)
+  static std::string variant() {
+    std::string v = std::string(KA ? "_ka" : "") + (kLean ? "_lean" : "") + (kMid ? "_mid" : "");
+    return v.empty() ? v : v.substr(1);
+  }
+  // f32 SIMT; the 16-byte paths need 4-element alignment of the operands they copy as vectors
+  // (X_VEC: A and B; KA: A); C is stored by element. cp.async: sm_80 and later. No split-K here
+  // (rung 9's launcher adds it: its split-K entries set desc.split_k).
+  static KernelDesc desc() {
+    KernelDesc d = simt_f32_desc(X_VEC || KA ? 4 : 1, X_VEC ? 4 : 1, 1, kCpAsyncMinCc);
+    d.variant = variant();
+    return d;
   }
   static TileConfig tile_config() {
     TileConfig t;
@@ -446,13 +466,12 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks)
 // stays in int: m0 + BM, k_begin + BK never overflow).
 template <class C>
 bool can_implement(const Problem& p) {
-  constexpr std::int64_t kMargin = 1024;
-  if (p.m > INT_MAX - kMargin || p.n > INT_MAX - kMargin || p.k > INT_MAX - kMargin) return false;
-  if (ceil_div(p.m, C::BM) * ceil_div(p.n, C::BN) > INT_MAX) return false;
-  if (C::KA && ladder::a_k_contiguous(p) && !ladder::vec4_aligned(p.a)) return false;
+  if (!views::dims_fit_int(p, /*margin=*/1024)) return false;
+  if (!views::linear_tile_grid_fits(p, C::BM, C::BN)) return false;
+  if (C::KA && views::a_k_contiguous(p) && !views::aligned(p.a, 16)) return false;
   if (C::X_VEC) {
-    if (!ladder::a_k_contiguous(p) && !ladder::vec4_aligned(p.a)) return false;
-    if (!ladder::b_k_contiguous(p) && !ladder::vec4_aligned(p.b)) return false;
+    if (!views::a_k_contiguous(p) && !views::aligned(p.a, 16)) return false;
+    if (!views::b_k_contiguous(p) && !views::aligned(p.b, 16)) return false;
   }
   return true;
 }
@@ -487,9 +506,14 @@ cudaError_t launch(const Problem& p, const Schedule& s, cudaStream_t stream) {
   });
 }
 
+// The instantiation launch() runs for this problem (its operand layouts); null when
+// can_implement rejects it.
 template <class C>
-const void* device_function() {
-  return reinterpret_cast<const void*>(&cp_async_kernel<C, true, false>);
+const void* device_function(const Problem& p) {
+  if (!can_implement<C>(p)) return nullptr;
+  return ladder::dispatch_layouts(p, [](auto a_k, auto b_k) {
+    return kernel_address(&cp_async_kernel<C, decltype(a_k)::value, decltype(b_k)::value>);
+  });
 }
 
 }  // namespace tilegemm::kernels::cp_async

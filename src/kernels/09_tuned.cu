@@ -6,35 +6,26 @@
 // L2; so pick the tile size by how many tiles the shape has, walk them in groups of tile-rows,
 // and when there are too few tiles to fill the GPU, split K and add the partial sums afterwards.
 //  - large, 128x256 (8x16 thread tiles, 1 block/SM): shapes with at least about one wave of
-//    128x256 tiles (2048^2 and up); rung 8's fastest instance there (H200, 2026-11-22).
+//    128x256 tiles (2048^2 and up), where rung 8's 128x256 instances are its fastest.
 //  - large, 128x128 (2 blocks/SM): between one 128x128 tile per SM and a wave of 128x256 tiles;
 //    tiles walked in groups of 8 tile-rows so a wave of ~264 blocks reuses 8 row panels of A.
 //  - medium (128x64, 4 warps): about one wave of 128x128 tiles or fewer (1024..2047).
 //  - small (64x64, 4 warps, 8x4 thread tiles): 256..1024; its `_splitk` twin splits K when the
 //    tiles fill less than half the SMs.
 //  - skinny (16x64, 2 warps, 4x4 thread tiles, 4 stages of BK = 32): M <= 32 (or N <= 32: the
-//    launcher runs C^T = B^T A^T, a change of views, no copy), always split-K: these shapes read
+//    launcher runs C^T = B^T A^T, views::mirrored, no copy), always split-K: these shapes read
 //    a whole operand once and are bound by memory bandwidth, so they need many blocks in flight.
 //  - longk: the large tile with split-K, for K much longer than M and N.
-//  - `_anyalign` twins (large 128x256 and 128x128, small, skinny) copy x-contiguous operands 4 bytes at a time: any leading dimension and
-//    base alignment (4095^3 with a row-major B), where the 16-byte path cannot be used.
+//  - `_anyalign` twins (large 128x256 and 128x128, small, skinny) copy x-contiguous operands
+//    4 bytes at a time: any leading dimension and base alignment (4095^3 with a row-major B),
+//    where the 16-byte path cannot be used.
 // Split-K: split z computes K tiles [z * per_split, (z+1) * per_split) and stores its raw sums to
 // a workspace slice laid out like C; a reduction kernel adds the slices in split order
 // (deterministic) and applies C = alpha * sum + beta * C, never reading C when beta == 0. The
 // workspace is the library's per-stream scratch buffer (runtime::stream_workspace,
 // src/core/device_runtime.hpp).
 //
-// measured (NVIDIA H200, 132 SMs, 2026-11-22, final run at commit de31984, row-major A and C),
-// from bench/results/NVIDIA-H200_2026-11-22_ladder.json (row-major B) and ..._ladder-colb.json:
-// at 4096^3 tuned_large 128x256 46.65 TFLOP/s (0.909 of cuBLAS), tuned_large 128x128 45.37
-// (0.884); 128x256 `_anyalign` 0.940 at 4095^3 (row-major B, which `auto` runs there); at
-// 1024^3 small split-K 34.34 (0.941; column-major B 0.815). For a wave of 128x256 tiles `auto`
-// now runs rung 8's lean 128x256 instances instead (08_cp_async.cu). More: docs/perf-notes.md,
-// docs/ladder.md.
-// Command: tilegemm bench --kernels 'cp_async_*,tuned_*,cute_pipelined*,auto' --layout-b row
-//   --size 256:8192:x2 --shape 4095x4095x4095 --shape 1000x1000x1000 --shape 8192x1024x8192
-//   --shape 4096x4096x16384 --shape 16x4096x4096 --format json
-//   --output NVIDIA-H200_2026-11-22_ladder.json (and --layout-b col, ..._ladder-colb.json)
+// Measurements: docs/ladder.md (rung 9, `auto`), docs/perf-notes.md (rung 9).
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -50,11 +41,13 @@ namespace cp_async {
 extern template cudaError_t launch<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>(const Problem&,
                                                                                const Schedule&,
                                                                                cudaStream_t);
-extern template const void* device_function<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>();
+extern template const void* device_function<Config<128, 128, 8, 64, 32, 8, 8, 3, true>>(
+    const Problem&);
 extern template cudaError_t launch<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>(const Problem&,
                                                                                 const Schedule&,
                                                                                 cudaStream_t);
-extern template const void* device_function<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>();
+extern template const void* device_function<Config<128, 256, 8, 64, 64, 8, 16, 3, true>>(
+    const Problem&);
 }  // namespace cp_async
 
 namespace {
@@ -123,7 +116,7 @@ enum class Split { kNever, kWhenFewTiles };
 template <class C>
 cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split, cudaStream_t stream) {
   Schedule s = cp_async::plain_schedule<C>(p);
-  s.raster_group = std::max(1, std::min(raster_group, s.tiles_m));
+  s.raster_group = views::clamp_raster_group(raster_group, s.tiles_m);
   const int k_tiles = s.tiles_per_split;
   const int splits =
       split == Split::kNever ? 1 : choose_splits<C>(p, s.tiles_m * s.tiles_n, k_tiles);
@@ -154,22 +147,10 @@ cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split, cu
   return cudaGetLastError();
 }
 
-// C^T = B^T A^T: the same product with the roles of the operands swapped, as views.
-Layout flipped(Layout l) {
-  return l == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor;
-}
-Problem transposed(const Problem& p) {
-  Problem t = p;
-  t.m = p.n;
-  t.n = p.m;
-  t.a = ConstMatrixRef{p.b.data, flipped(p.b.layout), p.b.ld, p.b.dtype};
-  t.b = ConstMatrixRef{p.a.data, flipped(p.a.layout), p.a.ld, p.a.dtype};
-  t.c = MatrixRef{p.c.data, flipped(p.c.layout), p.c.ld, p.c.dtype};
-  return t;
-}
-// The skinny tile is short along M: run the problem so that its short side is M.
+// The skinny tile is short along M: run the problem so that its short side is M (N < M runs as
+// C^T = B^T A^T, the same product on the same memory).
 Problem skinny_view(const Problem& p) {
-  return p.n < p.m ? transposed(p) : p;
+  return p.n < p.m ? views::mirrored(p) : p;
 }
 
 // ---- Registration ------------------------------------------------------------------------------
@@ -182,19 +163,25 @@ void add(Registry& r, const std::string& cls, int raster_group, Split split, boo
   k.family = "tuned";
   k.rung = 9;
   k.tile = C::tile_config();
+  k.desc = C::desc();
+  k.desc.split_k = split != Split::kNever;
   k.summary = why;
   if (skinny) {
     k.can_implement = [](const Problem& p) { return cp_async::can_implement<C>(skinny_view(p)); };
     k.launch = [raster_group, split](const Problem& p, cudaStream_t stream) {
       return launch_scheduled<C>(skinny_view(p), raster_group, split, stream);
     };
+    // The main kernel's instance for the view it runs (split-K adds splitk_reduce_kernel).
+    k.device_function = [](const Problem& p) {
+      return cp_async::device_function<C>(skinny_view(p));
+    };
   } else {
     k.can_implement = cp_async::can_implement<C>;
     k.launch = [raster_group, split](const Problem& p, cudaStream_t stream) {
       return launch_scheduled<C>(p, raster_group, split, stream);
     };
+    k.device_function = cp_async::device_function<C>;
   }
-  k.device_function = cp_async::device_function<C>();
   r.push_back(std::move(k));
 }
 

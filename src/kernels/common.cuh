@@ -1,13 +1,15 @@
-// What every kernel file shares: the argument block, launch geometry, the edge predicate and the
-// epilogue, written once. Kernel files include this and nothing of the framework beyond it.
+// What every kernel file shares: the argument block, launch geometry, the description and
+// device-function helpers of a registry entry, and the epilogue, written once. The problem views
+// and 32-bit checks live in problem_views.hpp (host only, shared with the CuTe kernels and the
+// CPU tests). Kernel files include this and nothing of the framework beyond it.
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <climits>
 #include <cstdint>
 #include <functional>
 
+#include "problem_views.hpp"
 #include "tilegemm/kernel.hpp"
 #include "tilegemm/problem.hpp"
 
@@ -46,41 +48,60 @@ inline GemmArgs make_args(const Problem& p) {
                   sc.col};
 }
 
-__host__ __device__ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
-
-// m, n, k fit the kernels' int arguments.
-inline bool dims_fit_int(const Problem& p) {
-  return p.m <= INT_MAX && p.n <= INT_MAX && p.k <= INT_MAX;
-}
-
-// Largest element offset of a rows x cols view plus one; a kernel that indexes with 32-bit
-// offsets needs this to fit in an int.
-inline std::int64_t span_elements(Layout layout, std::int64_t ld, std::int64_t rows,
-                                  std::int64_t cols) {
-  const std::int64_t outer = layout == Layout::kRowMajor ? rows : cols;
-  const std::int64_t inner = layout == Layout::kRowMajor ? cols : rows;
-  return (outer - 1) * ld + inner;
-}
-inline bool offsets_fit_int(const Problem& p) {
-  return span_elements(p.a.layout, p.a.ld, p.m, p.k) <= INT_MAX &&
-         span_elements(p.b.layout, p.b.ld, p.k, p.n) <= INT_MAX &&
-         span_elements(p.c.layout, p.c.ld, p.m, p.n) <= INT_MAX;
-}
+// The shared host-side views and checks (problem_views.hpp) the kernel files call unqualified.
+using views::ceil_div;
+using views::tile_grid_fits;
 
 // Grid of block tiles: x walks the N tiles, y the M tiles (x has the larger hardware limit).
+// Launch it only for a problem that tile_grid_fits accepts.
 inline dim3 tile_grid(const Problem& p, int bm, int bn) {
-  return dim3(static_cast<unsigned>(ceil_div(p.n, bn)), static_cast<unsigned>(ceil_div(p.m, bm)));
-}
-inline bool tile_grid_fits(const Problem& p, int bm, int bn) {
-  return dims_fit_int(p) && ceil_div(p.n, bn) <= INT_MAX && ceil_div(p.m, bm) <= 65535;
+  const views::TileCounts t = views::tile_counts(p, bm, bn);
+  return dim3(static_cast<unsigned>(t.n), static_cast<unsigned>(t.m));
 }
 
-// A KernelInfo::device_function for an instance whose launch runs one __global__ function
-// whatever the problem.
-inline std::function<const void*(const Problem&)> same_function(const void* f) {
-  return [f](const Problem&) { return f; };
+// ---- Descriptions ------------------------------------------------------------------------------
+
+#if defined(TILEGEMM_MIN_BUILT_CC)
+// The lowest architecture the library is compiled for (CMake: the smallest entry of
+// CMAKE_CUDA_ARCHITECTURES): no instance runs on an older GPU.
+inline constexpr int kMinBuiltCc = TILEGEMM_MIN_BUILT_CC;
+// Families that issue cp.async need sm_80 as well.
+inline constexpr int kCpAsyncMinCc = kMinBuiltCc > 80 ? kMinBuiltCc : 80;
+#endif
+
+// The description of an fp32 SIMT instance: FFMA on the CUDA cores, f32 -> f32 with fp32
+// accumulation, the alignment its fastest path needs (elements of A, B, C: 4 for an operand
+// copied as 16-byte vectors, 1 for any), from min_cc up; no split-K, the plain main loop (a
+// family with split-K entries or main-loop variants sets split_k and variant itself).
+inline KernelDesc simt_f32_desc(int align_a, int align_b, int align_c, int min_cc) {
+  KernelDesc d;
+  d.op_class = OpClass::kSimt;
+  d.types = {GemmTypes{DType::kF32, DType::kF32}};
+  d.accumulator = DType::kF32;
+  d.align_a = align_a;
+  d.align_b = align_b;
+  d.align_c = align_c;
+  d.min_cc = min_cc;
+  d.max_cc = 0;
+  return d;
+}
+
+// ---- Device functions --------------------------------------------------------------------------
+
+// The address of a __global__ function, as KernelInfo::device_function returns it.
+template <typename... Args>
+const void* kernel_address(void (*kernel)(Args...)) {
+  return reinterpret_cast<const void*>(kernel);
+}
+
+// A KernelInfo::device_function: for a problem `can_implement` accepts, the instantiation
+// `pick(problem)` names (the one launch() runs for it); null for a problem launch() would not run.
+template <typename CanImplement, typename Pick>
+std::function<const void*(const Problem&)> device_function_for(CanImplement can_implement,
+                                                               Pick pick) {
+  return [can_implement, pick](const Problem& p) -> const void* {
+    return can_implement(p) ? pick(p) : nullptr;
+  };
 }
 
 // C = alpha * acc + beta * C. With beta == 0, C is not read: it may hold NaN or garbage, as BLAS.

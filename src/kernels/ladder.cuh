@@ -1,7 +1,8 @@
 // What the SIMT ladder's rungs 5..9 share beyond common.cuh: the layout dispatch that turns the
-// two operand layouts into template parameters, the alignment test of 16-byte copies, the
-// cp.async wrappers (launch-time support, SM count and shared-memory opt-in, is in
-// src/core/device_runtime.hpp).
+// two operand layouts into template parameters, the cp.async wrappers, the register-staged copy,
+// the fragment reads and the edge-guarded stores. The host-side views and checks (alignment,
+// 32-bit fits, the mirror) are problem_views.hpp's; launch-time support (SM count, shared-memory
+// opt-in) is src/core/device_runtime.hpp's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,29 +17,15 @@ namespace tilegemm::kernels::ladder {
 
 // ---- Host side ---------------------------------------------------------------------------------
 
-// A tile of A is k-contiguous when A is row-major; a tile of B is k-contiguous when B is
-// col-major. The other layout is contiguous along m (A) or n (B).
-inline bool a_k_contiguous(const Problem& p) {
-  return p.a.layout == Layout::kRowMajor;
-}
-inline bool b_k_contiguous(const Problem& p) {
-  return p.b.layout == Layout::kColMajor;
-}
-
-// Every 16-byte vector that starts at a multiple of 4 elements along the contiguous dimension is
-// 16-byte aligned: the base pointer is, and so is the distance between rows (or columns).
-inline bool vec4_aligned(const ConstMatrixRef& x) {
-  return reinterpret_cast<std::uintptr_t>(x.data) % 16 == 0 && x.ld % 4 == 0;
-}
-
 // Calls f(std::bool_constant<A_K>{}, std::bool_constant<B_K>{}) with the problem's layouts as
-// compile-time values (A_K: A is k-contiguous; B_K: B is k-contiguous).
+// compile-time values (A_K: A is k-contiguous; B_K: B is k-contiguous) and returns what f
+// returns (the same type for all four): a launch's error, or the instantiation it would run.
 template <typename F>
-cudaError_t dispatch_layouts(const Problem& p, F&& f) {
+auto dispatch_layouts(const Problem& p, F&& f) {
   using T = std::true_type;
   using N = std::false_type;
-  if (a_k_contiguous(p)) return b_k_contiguous(p) ? f(T{}, T{}) : f(T{}, N{});
-  return b_k_contiguous(p) ? f(N{}, T{}) : f(N{}, N{});
+  if (views::a_k_contiguous(p)) return views::b_k_contiguous(p) ? f(T{}, T{}) : f(T{}, N{});
+  return views::b_k_contiguous(p) ? f(N{}, T{}) : f(N{}, N{});
 }
 
 // ---- Device side -------------------------------------------------------------------------------
@@ -92,7 +79,7 @@ __device__ __forceinline__ void cp_async_wait() {
 // the matrix edge is read element by element, each element predicated, so any M, N, K works.
 //
 // The source: element (x, k) of the tile is at src[x * ld + k] (K_CONTIG) or src[k * ld + x].
-// Needs vec4_aligned() of the operand: then every vector starting at a multiple of 4 is aligned.
+// Needs views::aligned(operand, 16): then every vector starting at a multiple of 4 is aligned.
 template <int BX, int BK, int THREADS, bool K_CONTIG, int SMEM_LD>
 struct StagedCopy {
   using Plan = CopyPlan<BX, BK, THREADS, K_CONTIG ? CopyKind::kKVec4 : CopyKind::kXVec4>;

@@ -9,11 +9,7 @@
 // col-major) or x-contiguous (A col-major, B row-major); the copy plans below are per case.
 #pragma once
 
-#if defined(__CUDACC__)
-#define TILEGEMM_HD __host__ __device__
-#else
-#define TILEGEMM_HD
-#endif
+#include "problem_views.hpp"  // TILEGEMM_HD, the rasterisation (views::raster_tile)
 
 namespace tilegemm::kernels::ladder {
 
@@ -136,19 +132,8 @@ constexpr TILEGEMM_HD int ka_physical_row(int x) {
   return (x % 4) * (BX / 4) + x / 4;
 }
 
-// Group-of-rows rasterisation (rung 9): block `bid` of a tiles_m x tiles_n grid walks `group`
-// tile-rows down before moving one tile-column right, so blocks resident together share A rows
-// and B columns in L2. group == 1 is plain row-major order. Needs group <= tiles_m and
-// group * tiles_n to fit in an int (the launcher clamps group to tiles_m).
-struct TileCoord {
-  int m, n;
-};
-constexpr TILEGEMM_HD TileCoord raster_tile(int bid, int tiles_m, int tiles_n, int group) {
-  const int blocks_per_group = group * tiles_n;
-  const int first_m = (bid / blocks_per_group) * group;
-  const int rows_here = tiles_m - first_m < group ? tiles_m - first_m : group;
-  const int in_group = bid % blocks_per_group;
-  return TileCoord{first_m + in_group % rows_here, in_group / rows_here};
-}
+// Group-of-rows rasterisation (rung 9): problem_views.hpp's, shared with the host side.
+using views::raster_tile;
+using views::TileCoord;
 
 }  // namespace tilegemm::kernels::ladder

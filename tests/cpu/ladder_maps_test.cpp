@@ -1,7 +1,8 @@
 // The SIMT ladder's index maps (src/kernels/ladder_maps.hpp), proved on the CPU: every copy plan
 // covers its operand tile exactly once, every thread map covers its block tile exactly once, the
-// rasterisation is a bijection, and a model of shared-memory banks counts the wavefronts of the
-// accesses rungs 5 and 6 differ in (rung 5 keeps two conflicts on purpose; rung 6 removes them).
+// rasterisation (problem_views.hpp's raster_tile, which the ladder uses) is a bijection, and a
+// model of shared-memory banks counts the wavefronts of the accesses rungs 5 and 6 differ in
+// (rung 5 keeps two conflicts on purpose; rung 6 removes them).
 #include <gtest/gtest.h>
 
 #include <algorithm>

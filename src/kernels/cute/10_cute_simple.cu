@@ -8,12 +8,7 @@
 // identity tensor (make_identity_tensor) gives each element its (m, n) for the edge predicate.
 // The seed expects ~10-20% of cuBLAS.
 //
-// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, row-major A, B, C,
-// bench/results/NVIDIA-H200_2026-11-22_cute.json): 24.11 ms at 4096^3, 5.70 TFLOP/s, 0.111 of
-// cuBLAS SGEMM; 5.51 TFLOP/s at 1024^3 (0.150), 0.103 at 8192^3: the seed's 10-20%.
-// Command: tilegemm bench --kernels 'cute_*' --shape 1024x1024x1024 --shape 4095x4095x4095
-//   --shape 4096x4096x4096 --shape 8192x8192x8192 --format json
-//   --output NVIDIA-H200_2026-11-22_cute.json
+// Measurements: docs/cute.md (rung 10), docs/ladder.md (the table).
 #include "../families.hpp"
 #include "cute_common.cuh"
 
@@ -71,21 +66,25 @@ constexpr int kBlockN = 32;
 
 // A column-major C is computed as the row-major C^T = B^T * A^T, so a warp always writes 32
 // consecutive floats of C.
-cute_gemm::MnkProblem plan(const Problem& p) {
-  const cute_gemm::MnkProblem q = cute_gemm::to_mnk(p);
-  return p.c.layout == tilegemm::Layout::kColMajor ? cute_gemm::mirrored(q) : q;
+Problem plan(const Problem& p) {
+  return p.c.layout == tilegemm::Layout::kColMajor ? views::mirrored(p) : p;
 }
 
 bool can_implement_simple(const Problem& p) {
-  return cute_gemm::fits_int32(plan(p), kBlockM, kBlockN, 1);
+  return views::fits_int32(plan(p), kBlockM, kBlockN, 1);
 }
 
 cudaError_t launch_simple(const Problem& p, cudaStream_t stream) {
-  const cute_gemm::MnkProblem q = plan(p);
+  const Problem view = plan(p);
   cute_simple_kernel<kBlockM, kBlockN>
-      <<<cute_gemm::mnk_grid(q, kBlockM, kBlockN), kBlockM * kBlockN, 0, stream>>>(
-          cute_gemm::to_args(q));
+      <<<tile_grid(view, kBlockM, kBlockN), kBlockM * kBlockN, 0, stream>>>(
+          cute_gemm::to_args(cute_gemm::to_mnk(view)));
   return cudaGetLastError();
+}
+
+// One instance serves every layout (plan mirrors the problem, not the kernel).
+const void* simple_function(const Problem&) {
+  return kernel_address(&cute_simple_kernel<kBlockM, kBlockN>);
 }
 
 }  // namespace
@@ -100,10 +99,11 @@ void register_cute_simple(Registry& r) {
   k.tile.tm = 1;
   k.tile.tn = 1;
   k.tile.threads = kBlockM * kBlockN;
+  k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // scalar loads and stores: any alignment
   k.summary = "CuTe tensors, one thread per C element, no shared memory (the seed's gemm_simple)";
   k.can_implement = can_implement_simple;
   k.launch = launch_simple;
-  k.device_function = reinterpret_cast<const void*>(&cute_simple_kernel<kBlockM, kBlockN>);
+  k.device_function = device_function_for(can_implement_simple, simple_function);
   r.push_back(std::move(k));
 }
 

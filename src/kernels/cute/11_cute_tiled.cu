@@ -10,20 +10,13 @@
 // The shared tiles are double-buffered and the next K slice is loaded into registers while the
 // current one is computed (one barrier per K step), so global latency hides behind 512 FMAs.
 // Shared layouts are padded (conflict-free transposing stores, 16-byte aligned columns).
+// Two entries: `cute_tiled` also double-buffers the fragments in registers across the barrier
+// (k block 0 of the next buffer is read right after it, so no FFMA waits on a shared load there);
+// `cute_tiled_single_frag` reads each k block's fragments just before its FFMAs (the seed's
+// order), kept as the comparison.
 // The seed targets 60-80% of cuBLAS; the issue asks >= 0.85 at 4096^3.
 //
-// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, row-major A, B, C,
-// bench/results/NVIDIA-H200_2026-11-22_cute.json): with fragments double-buffered across the
-// barrier (`cute_tiled`; `cute_tiled_fragdb` in the c4e8415 run) 2.974 ms at 4096^3, 46.21
-// TFLOP/s, 0.900 of cuBLAS SGEMM (0.903 at 8192^3, 0.943 at 4095^3); 19.18 TFLOP/s at 1024^3
-// (0.523): the issue's 0.85 at 4096^3 is met. Single-buffered (`cute_tiled_single_frag`; then
-// `cute_tiled`): 39.37 TFLOP/s (0.767) at 4096^3, 17.28 (0.471) at 1024^3. ncu at 4096^3 (run
-// at c4e8415, same code): FMA pipe 75.7% vs 64.3%, 119 vs 128 registers (2 blocks per SM
-// either way). The SASS analysis predicted 0.77-0.79 for the double-buffered form; docs/cute.md
-// says why the prediction missed.
-// Command: tilegemm bench --kernels 'cute_*' --shape 1024x1024x1024 --shape 4095x4095x4095
-//   --shape 4096x4096x4096 --shape 8192x8192x8192 --format json
-//   --output NVIDIA-H200_2026-11-22_cute.json
+// Measurements: docs/cute.md (rung 11), docs/ladder.md (the table).
 #include <string>
 #include <utility>
 
@@ -229,21 +222,27 @@ constexpr int kBK = 8;
 
 // The kernel reads A k-fastest and B n-fastest. When A is M-contiguous and B is K-contiguous
 // (both column-major), the mirrored problem C^T = B^T * A^T has exactly the preferred orders.
-MnkProblem plan(const Problem& p) {
+Problem plan(const Problem& p) {
   const MnkProblem q = to_mnk(p);
-  return (q.a_dm == 1 && q.b_dn != 1) ? mirrored(q) : q;
+  return (q.a_dm == 1 && q.b_dn != 1) ? views::mirrored(p) : p;
 }
 
 bool can_implement_tiled(const Problem& p) {
-  return fits_int32(plan(p), kBM, kBN, kBK);
+  return views::fits_int32(plan(p), kBM, kBN, kBK);
 }
 
 template <bool FRAGMENT_DB>
 cudaError_t launch_tiled(const Problem& p, cudaStream_t stream) {
-  const MnkProblem q = plan(p);
+  const Problem view = plan(p);
   cute_tiled_kernel<kBM, kBN, kBK, FRAGMENT_DB>
-      <<<mnk_grid(q, kBM, kBN), kThreads, 0, stream>>>(to_args(q));
+      <<<tile_grid(view, kBM, kBN), kThreads, 0, stream>>>(to_args(to_mnk(view)));
   return cudaGetLastError();
+}
+
+// One instance per entry serves every layout (plan mirrors the problem, not the kernel).
+template <bool FRAGMENT_DB>
+const void* tiled_function(const Problem&) {
+  return kernel_address(&cute_tiled_kernel<kBM, kBN, kBK, FRAGMENT_DB>);
 }
 
 template <bool FRAGMENT_DB>
@@ -263,19 +262,19 @@ KernelInfo tiled_info(std::string name, std::string summary) {
   k.tile.stages = 2;
   k.tile.smem_bytes = static_cast<int>(sizeof(float) * (cosize_v<PaddedSmemLayout<kBM, kBK, 2>> +
                                                         cosize_v<PaddedSmemLayout<kBN, kBK, 2>>));
+  k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // 4-byte copies and stores: any alignment
   k.summary = std::move(summary);
   k.can_implement = can_implement_tiled;
   k.launch = launch_tiled<FRAGMENT_DB>;
-  k.device_function =
-      reinterpret_cast<const void*>(&cute_tiled_kernel<kBM, kBN, kBK, FRAGMENT_DB>);
+  k.device_function = device_function_for(can_implement_tiled, tiled_function<FRAGMENT_DB>);
   return k;
 }
 
 }  // namespace
 
 void register_cute_tiled(Registry& r) {
-  // The headline takes the fragment double-buffering that measured 0.902 of cuBLAS at 4096^3
-  // (against 0.766 without it); the single-buffered form stays registered as the comparison.
+  // The headline takes the fragment double-buffering, the faster form (docs/cute.md); the
+  // single-buffered form stays registered as the comparison.
   r.push_back(tiled_info<true>(
       "cute_tiled",
       "CuTe 128x128x8 shared tiles (padded, double-buffered through registers), TiledMMA of FMA "

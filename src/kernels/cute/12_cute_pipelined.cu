@@ -19,16 +19,7 @@
 // block tiles (8 x 16 values a thread), deeper K steps and a rasterised tile order; those
 // candidates are registered from 12_cute_pipelined_variants.cu.
 //
-// Measured (NVIDIA H200, 2026-11-22, final run at commit de31984, row-major A, B, C,
-// bench/results/NVIDIA-H200_2026-11-22_cute.json), with the next fragments fetched
-// unconditionally (which lets ptxas hoist FFMAs above the barrier, docs/cute.md): 3.132 ms at
-// 4096^3, 43.88 TFLOP/s, 0.855 of cuBLAS SGEMM (0.852 before the change, in the c297d83 run);
-// 0.869 at 8192^3, 0.899 at 4095^3; 18.30 TFLOP/s at 1024^3 (0.499); column-major B 0.857 at
-// 4096^3 (..._ladder-colb.json). Predicted 0.86-0.89 at 4096^3: just missed; the issue's 0.95
-// is missed by about 0.10. ncu at 4096^3 (c4e8415 run): FMA pipe 70.3% against cuBLAS's 79.4%.
-// Command: tilegemm bench --kernels 'cute_*' --shape 1024x1024x1024 --shape 4095x4095x4095
-//   --shape 4096x4096x4096 --shape 8192x8192x8192 --format json
-//   --output NVIDIA-H200_2026-11-22_cute.json
+// Measurements: docs/cute.md (rung 12), docs/ladder.md (the table).
 #include "12_cute_pipelined.cuh"
 
 namespace tilegemm::kernels {

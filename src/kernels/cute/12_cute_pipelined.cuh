@@ -219,13 +219,18 @@ struct Config {
   static constexpr int kSmemBytes =
       static_cast<int>(sizeof(float) * (cosize_v<PaddedSmemLayout<BM, BK, STAGES>> +
                                         cosize_v<PaddedSmemLayout<BN, BK, STAGES>>));
+  // f32 SIMT (FFMA); either operand may be copied as 16-byte vectors (mirrored into B's place
+  // when it is A), so both need 4-element alignment for the fast path; C is stored by element.
+  // cp.async: sm_80 and later.
+  static KernelDesc desc() { return simt_f32_desc(4, 4, 1, kCpAsyncMinCc); }
 };
 
-using Launcher = cudaError_t (*)(const MnkProblem&, int raster_group, cudaStream_t);
+// `view` is the problem as the instantiation sees it (plan() may have mirrored it).
+using Launcher = cudaError_t (*)(const Problem& view, int raster_group, cudaStream_t);
 
 // Launches one instantiation; the first launch on a device opts in to its shared memory.
 template <class C, GmemOrder ORDER_A, GmemOrder ORDER_B>
-cudaError_t launch_instance(const MnkProblem& q, int raster_group, cudaStream_t stream) {
+cudaError_t launch_instance(const Problem& view, int raster_group, cudaStream_t stream) {
   auto kernel = &cute_pipelined_kernel<ORDER_A, ORDER_B, C::BM, C::BN, C::BK, C::STAGES>;
   static std::atomic<std::uint64_t> opted_in_devices{0};
   if (cudaError_t err = runtime::opt_in_smem(reinterpret_cast<const void*>(kernel), C::kSmemBytes,
@@ -233,16 +238,24 @@ cudaError_t launch_instance(const MnkProblem& q, int raster_group, cudaStream_t 
       err != cudaSuccess) {
     return err;
   }
-  kernel<<<mnk_grid(q, C::BM, C::BN), kThreads, C::kSmemBytes, stream>>>(
-      to_args(q, raster_group));
+  kernel<<<tile_grid(view, C::BM, C::BN), kThreads, C::kSmemBytes, stream>>>(
+      to_args(to_mnk(view), raster_group));
   return cudaGetLastError();
 }
 
-// Which instantiation runs a problem, and on which (possibly mirrored) form of it.
+// Which instantiation runs a problem, and on which (possibly mirrored) view of it.
 struct Plan {
-  MnkProblem q;
+  Problem view;
   Launcher launch;
+  const void* kernel;  // the __global__ function launch runs (KernelInfo::device_function)
 };
+
+template <class C, GmemOrder ORDER_A, GmemOrder ORDER_B>
+Plan make_plan(const Problem& view) {
+  return Plan{
+      view, launch_instance<C, ORDER_A, ORDER_B>,
+      kernel_address(&cute_pipelined_kernel<ORDER_A, ORDER_B, C::BM, C::BN, C::BK, C::STAGES>)};
+}
 
 // A vector operand needs its M/N mode contiguous and 16-byte aligned (vectorizable). The
 // instantiations put the vector operand in B's place, so a problem whose only vector operand
@@ -253,38 +266,42 @@ struct Plan {
 // (kScalarK, kScalarMN), which is correct for any strides (merely slower for the others).
 template <class C>
 Plan plan(const Problem& p) {
-  MnkProblem q = to_mnk(p);
-  const bool vec_a = vectorizable(q.a, q.a_dm, q.a_dk, q.m);
-  const bool vec_b = vectorizable(q.b, q.b_dn, q.b_dk, q.n);
+  const MnkProblem q = to_mnk(p);
+  const bool vec_a = vectorizable(p.a, q.a_dm, q.m);
+  const bool vec_b = vectorizable(p.b, q.b_dn, q.n);
   if constexpr (C::ALL_ORDERS) {
-    if (vec_a && vec_b) {
-      return {q, launch_instance<C, GmemOrder::kVectorMN, GmemOrder::kVectorMN>};
-    }
+    if (vec_a && vec_b) return make_plan<C, GmemOrder::kVectorMN, GmemOrder::kVectorMN>(p);
   }
   if (vec_a || vec_b) {
-    if (!vec_b) q = mirrored(q);
-    return {q, launch_instance<C, GmemOrder::kScalarK, GmemOrder::kVectorMN>};
+    return make_plan<C, GmemOrder::kScalarK, GmemOrder::kVectorMN>(vec_b ? p : views::mirrored(p));
   }
   const bool mn_contiguous_a = q.a_dm == 1;
   const bool mn_contiguous_b = q.b_dn == 1;
   if constexpr (C::ALL_ORDERS) {
     if (!mn_contiguous_a && !mn_contiguous_b) {
-      return {q, launch_instance<C, GmemOrder::kScalarK, GmemOrder::kScalarK>};
+      return make_plan<C, GmemOrder::kScalarK, GmemOrder::kScalarK>(p);
     }
   }
-  if (mn_contiguous_a && !mn_contiguous_b) q = mirrored(q);
-  return {q, launch_instance<C, GmemOrder::kScalarK, GmemOrder::kScalarMN>};
+  return make_plan<C, GmemOrder::kScalarK, GmemOrder::kScalarMN>(
+      mn_contiguous_a && !mn_contiguous_b ? views::mirrored(p) : p);
 }
 
 template <class C>
 bool can_implement(const Problem& p) {
-  return fits_int32(plan<C>(p).q, C::BM, C::BN, C::BK);
+  return views::fits_int32(plan<C>(p).view, C::BM, C::BN, C::BK);
 }
 
 template <class C>
 cudaError_t launch(const Problem& p, int raster_group, cudaStream_t stream) {
   const Plan pl = plan<C>(p);
-  return pl.launch(pl.q, raster_group, stream);
+  return pl.launch(pl.view, raster_group, stream);
+}
+
+// The instantiation launch() runs for this problem; null when can_implement rejects it.
+template <class C>
+const void* device_function(const Problem& p) {
+  const Plan pl = plan<C>(p);
+  return views::fits_int32(pl.view, C::BM, C::BN, C::BK) ? pl.kernel : nullptr;
 }
 
 // A registry entry for configuration C; name and summary are the caller's.
@@ -304,15 +321,13 @@ KernelInfo make_info(std::string name, int raster_group, std::string summary) {
   k.tile.threads = kThreads;
   k.tile.stages = C::STAGES;
   k.tile.smem_bytes = C::kSmemBytes;
+  k.desc = C::desc();
   k.summary = std::move(summary);
   k.can_implement = can_implement<C>;
   k.launch = [raster_group](const Problem& p, cudaStream_t stream) {
     return launch<C>(p, raster_group, stream);
   };
-  // The instance row-major A and B take when aligned (the default layouts).
-  k.device_function = reinterpret_cast<const void*>(
-      &cute_pipelined_kernel<GmemOrder::kScalarK, GmemOrder::kVectorMN, C::BM, C::BN, C::BK,
-                             C::STAGES>);
+  k.device_function = device_function<C>;
   return k;
 }
 

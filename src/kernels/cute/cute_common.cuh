@@ -1,7 +1,8 @@
 // What the CuTe kernels (rungs 10-12) share, written once:
-//   - the problem in CuTe's GEMM convention, C(m,n) = sum_k A(m,k) * B(n,k), with strides, and
-//     its mirror image C^T = B^T * A^T (one instantiation then serves two layout mixes);
-//   - the host checks that a kernel's 32-bit offsets and grid fit the problem;
+//   - the problem in CuTe's GEMM convention, C(m,n) = sum_k A(m,k) * B(n,k), with strides (the
+//     mirror image C^T = B^T * A^T, which lets one instantiation serve two layout mixes, and the
+//     host checks that a kernel's 32-bit offsets and grid fit the problem are the SIMT ladder's
+//     too: problem_views.hpp);
 //   - the thread-level MMA of rungs 11 and 12 (256 threads, 8 x 8 FMA values each, read from
 //     shared memory with 128-bit loads), the padded shared-memory layout and the thread
 //     arrangements of the global-to-shared copies;
@@ -11,10 +12,10 @@
 
 #include <cute/tensor.hpp>
 
-#include <climits>
 #include <cstdint>
 
 #include "../common.cuh"
+#include "../problem_views.hpp"
 
 namespace tilegemm::kernels::cute_gemm {
 
@@ -49,20 +50,8 @@ inline MnkProblem to_mnk(const Problem& p) {
   // clang-format on
 }
 
-// C^T = B^T * A^T: the same sums written to the same addresses, with M and N, A and B, and
-// C's two strides exchanged. A kernel instantiated for (A order, B order) thereby also serves
-// (B order, A order).
-inline MnkProblem mirrored(const MnkProblem& q) {
-  // clang-format off
-  return MnkProblem{q.n, q.m, q.k, q.alpha, q.beta,
-                    q.b, q.b_dn, q.b_dk,
-                    q.a, q.a_dm, q.a_dk,
-                    q.c, q.c_dn, q.c_dm};
-  // clang-format on
-}
-
 // The same, narrowed to the 32-bit integers the kernels index with. Only built from a problem
-// that fits_int32 accepted.
+// that views::fits_int32 accepted.
 struct MnkArgs {
   int m, n, k;
   float alpha, beta;
@@ -85,40 +74,12 @@ inline MnkArgs to_args(const MnkProblem& q, int raster_group = 1) {
   // clang-format on
 }
 
-inline std::int64_t round_up(std::int64_t v, std::int64_t tile) {
-  return ceil_div(v, tile) * tile;
-}
-
-// Largest element offset a kernel with (bm, bn, bk) tiles computes, plus one, for a rows x cols
-// operand: the kernels form addresses for whole tiles (out-of-range ones are predicated off and
-// never dereferenced), so the extents are rounded up to the tile before the check.
-inline std::int64_t padded_span(std::int64_t rows, std::int64_t cols, std::int64_t d_row,
-                                std::int64_t d_col, std::int64_t tile_rows,
-                                std::int64_t tile_cols) {
-  return (round_up(rows, tile_rows) - 1) * d_row + (round_up(cols, tile_cols) - 1) * d_col + 1;
-}
-
-// True when every offset and index of a (bm, bn, bk)-tiled kernel fits an int and the grid
-// (x: N tiles, y: M tiles) fits the hardware limits.
-inline bool fits_int32(const MnkProblem& q, int bm, int bn, int bk) {
-  if (q.m > INT_MAX || q.n > INT_MAX || q.k > INT_MAX) return false;
-  if (ceil_div(q.m, bm) > 65535 || ceil_div(q.n, bn) > INT_MAX) return false;
-  return padded_span(q.m, q.k, q.a_dm, q.a_dk, bm, bk) <= INT_MAX &&
-         padded_span(q.n, q.k, q.b_dn, q.b_dk, bn, bk) <= INT_MAX &&
-         padded_span(q.m, q.n, q.c_dm, q.c_dn, bm, bn) <= INT_MAX;
-}
-
-inline dim3 mnk_grid(const MnkProblem& q, int bm, int bn) {
-  return dim3(static_cast<unsigned>(ceil_div(q.n, bn)), static_cast<unsigned>(ceil_div(q.m, bm)));
-}
-
-// An operand whose (M or N) mode is contiguous can be copied in 16-byte vectors of 4 floats
-// along that mode when every vector starts 16-byte aligned (base pointer and leading
-// dimension) and none straddles the matrix edge (extent a multiple of 4).
-inline bool vectorizable(const float* data, std::int64_t d_mn, std::int64_t d_k,
-                         std::int64_t extent_mn) {
-  return d_mn == 1 && d_k % 4 == 0 && extent_mn % 4 == 0 &&
-         reinterpret_cast<std::uintptr_t>(data) % 16 == 0;
+// An operand whose M (A) or N (B) mode has unit stride, d_mn, can be copied in 16-byte vectors
+// of 4 floats along that mode when every vector starts 16-byte aligned (base pointer and leading
+// dimension: views::aligned) and none straddles the matrix edge (extent a multiple of 4).
+// `operand` is the library's view of it, d_mn and extent_mn its MnkProblem stride and extent.
+inline bool vectorizable(const ConstMatrixRef& operand, std::int64_t d_mn, std::int64_t extent_mn) {
+  return d_mn == 1 && extent_mn % 4 == 0 && views::aligned(operand, 16);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -227,7 +188,9 @@ CUTE_HOST_DEVICE auto operand_stride(int d_mn, int d_k) {
 // tile). Otherwise the blocks, numbered in launch order (x fastest), walk groups of
 // raster_group tile-rows column by column -- down the group's rows, then one tile-column
 // right -- so the blocks in flight at one time share fewer, more reused A and B panels in L2.
-// The last group may have fewer rows; every tile is still visited exactly once.
+// The last group may have fewer rows; every tile is still visited exactly once. The order is
+// views::raster_tile's (the SIMT ladder's), computed here from the 2-D grid with 64-bit block
+// numbers, since a grid of up to 65535 x INT_MAX tiles may hold more blocks than an int counts.
 CUTE_DEVICE auto block_tile_coord(int raster_group) {
   if (raster_group <= 1) {
     return make_coord(static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.x));
