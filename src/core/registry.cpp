@@ -36,6 +36,12 @@ kernels::Registry build_registry() {
     k.can_implement = [desc = k.desc, family_test = std::move(family_test)](const Problem& p) {
       return desc.computes(p.types()) && p.b.dtype == p.a.dtype && family_test(p);
     };
+    // No instance for types the kernel does not compute, as can_implement.
+    auto family_function = std::move(k.device_function);
+    k.device_function = [desc = k.desc, family_function = std::move(family_function)](
+                            const Problem& p) -> const void* {
+      return desc.computes(p.types()) && p.b.dtype == p.a.dtype ? family_function(p) : nullptr;
+    };
   }
   std::stable_sort(r.begin(), r.end(),
                    [](const KernelInfo& x, const KernelInfo& y) { return x.rung < y.rung; });
