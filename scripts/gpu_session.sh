@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor (default: all)
+#        sanitize-tensor tensor, and regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/tilegemm}
@@ -101,6 +101,11 @@ for step in "${STEPS[@]}"; do
         --size 256:8192:x2 --shape 4095x4095x4095 --shape 1000x1000x1000 \
         --shape 8192x1024x8192 --shape 4096x4096x16384 --shape 16x4096x4096 \
         --format json --output "${TAG}_$step.json"
+      ;;
+    regress)
+      # Every fp32 kernel at 4096^3 beside cuBLAS: the check that a change lost no speed.
+      run_step bench_regress bench --kernels "${REGRESS_GLOB:-*},auto" --shape 4096x4096x4096 \
+        --format json --output "${TAG}_f32-4096.json"
       ;;
     cute)
       run_step bench_cute bench --kernels 'cute_*' --shape 1024x1024x1024 \
