@@ -28,6 +28,7 @@ namespace {
 enum class When : std::uint8_t {
   kSkinny,           // min(M, N) <= 32
   kWaveOf128x256,    // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
+  kWaves8Of128x256,  // at least 8 waves of 128x256 tiles
   kTilePerSm128,     // at least one 128x128 tile per SM
   kLongKFewTiles,    // K >= 4 max(M, N) and 128x128 tiles fill at most half the SMs
   kFewTiles64MLeN,   // 64x64 tiles fill at most half the SMs and M <= N
@@ -67,10 +68,11 @@ constexpr Rule kSimtRules[] = {
     {When::kAlways, BNeeds::kAny, "tuned", 64, 64, 16, true, ""},
 };
 
-// Tensor cores (bf16, f16, tf32): the larger mma.sync tile where a wave of them fills the GPU,
-// the 128x128 tile otherwise (more tiles, so more SMs busy, on mid-sized problems).
+// Tensor cores (bf16, f16, tf32): the larger mma.sync tile only on many waves of it, the 128x128
+// tile otherwise. On the H100 development runs docs/perf-notes.md (rung 13) records, 128x256
+// won at 8192^3 (2048 tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
-    {When::kWaveOf128x256, BNeeds::kAny, "mma_sync", 128, 256, 0, false, ""},
+    {When::kWaves8Of128x256, BNeeds::kAny, "mma_sync", 128, 256, 0, false, ""},
     {When::kAlways, BNeeds::kAny, "mma_sync", 128, 128, 0, false, ""},
 };
 
@@ -84,6 +86,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 32;
     case When::kWaveOf128x256:
       return 8 * tiles(p, 128, 256) >= 7 * sms;
+    case When::kWaves8Of128x256:
+      return tiles(p, 128, 256) >= 8 * sms;
     case When::kTilePerSm128:
       return tiles(p, 128, 128) >= sms;
     case When::kLongKFewTiles:

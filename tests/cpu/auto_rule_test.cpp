@@ -2,6 +2,7 @@
 // assumes 132 SMs (H100/H200 SXM), so these are the choices the GPU run will exercise there.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "tilegemm/gemm.hpp"
@@ -101,6 +102,27 @@ TEST(AutoRule, EveryChoiceCanImplementItsProblem) {
       }
     }
   }
+}
+
+std::string chosen_typed(std::int64_t s, GemmTypes t, int offset = 0) {
+  alignas(16) static std::uint16_t buf[64];
+  const Problem p = Problem::make_typed(s, s, s, t, buf + offset, buf + offset, buf + offset);
+  const KernelInfo* kernel = select_kernel(p, 90);
+  return kernel == nullptr ? "(none)" : kernel->name;
+}
+
+TEST(AutoRule, TensorTypesTakeMmaSyncByShape) {
+  for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32}}) {
+    EXPECT_EQ(chosen_typed(8192, t), "mma_sync_128x256x32_w64x64_s3");
+    EXPECT_EQ(chosen_typed(4096, t), "mma_sync_128x128x32_w64x64_s4");
+    EXPECT_EQ(chosen_typed(1000, t), "mma_sync_128x128x32_w64x64_s4");
+    // ld 1001 is no multiple of 8 elements; a base one element off is not 16-byte aligned
+    EXPECT_EQ(chosen_typed(1001, t), "mma_sync_128x128x32_w64x64_s4_anyalign");
+    EXPECT_EQ(chosen_typed(1024, t, 1), "mma_sync_128x128x32_w64x64_s4_anyalign");
+  }
+  const GemmTypes tf32{DType::kTF32, DType::kF32};
+  EXPECT_EQ(chosen_typed(8192, tf32), "mma_sync_tf32_128x256x16_w64x64_s3");
+  EXPECT_EQ(chosen_typed(4095, tf32), "mma_sync_tf32_128x128x16_w64x64_s4_anyalign");
 }
 
 }  // namespace
