@@ -84,16 +84,8 @@ Problem Problem::make_typed(std::int64_t m, std::int64_t n, std::int64_t k, Gemm
 Problem Problem::make(std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                       const float* b, float* c, float alpha, float beta, Layout la, Layout lb,
                       Layout lc) {
-  Problem p;
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.alpha = alpha;
-  p.beta = beta;
-  p.a = {a, la, min_ld(la, m, k), DType::kF32};
-  p.b = {b, lb, min_ld(lb, k, n), DType::kF32};
-  p.c = {c, lc, min_ld(lc, m, n), DType::kF32};
-  return p;
+  return make_typed(m, n, k, GemmTypes{DType::kF32, DType::kF32}, a, b, c, alpha, beta, la, lb,
+                    lc);
 }
 
 }  // namespace tilegemm
