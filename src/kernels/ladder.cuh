@@ -17,16 +17,7 @@ namespace tilegemm::kernels::ladder {
 
 // ---- Host side ---------------------------------------------------------------------------------
 
-// Calls f(std::bool_constant<A_K>{}, std::bool_constant<B_K>{}) with the problem's layouts as
-// compile-time values (A_K: A is k-contiguous; B_K: B is k-contiguous) and returns what f
-// returns (the same type for all four): a launch's error, or the instantiation it would run.
-template <typename F>
-auto dispatch_layouts(const Problem& p, F&& f) {
-  using T = std::true_type;
-  using N = std::false_type;
-  if (views::a_k_contiguous(p)) return views::b_k_contiguous(p) ? f(T{}, T{}) : f(T{}, N{});
-  return views::b_k_contiguous(p) ? f(N{}, T{}) : f(N{}, N{});
-}
+using views::dispatch_layouts;
 
 // ---- Device side -------------------------------------------------------------------------------
 

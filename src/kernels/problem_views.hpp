@@ -3,7 +3,8 @@
 //   - the mirror view, C^T = B^T A^T: the same product on the same memory with M and N, A and B
 //     exchanged and every layout flipped (a kernel instantiated for one layout mix thereby
 //     serves its mirror image too);
-//   - which operand is contiguous along K;
+//   - which operand is contiguous along K, and the dispatch of the four layout mixes to
+//     template instances;
 //   - alignment in bytes of a view's base pointer and leading dimension, for any element type;
 //   - the checks that a kernel's 32-bit sizes, offsets and grid fit a problem;
 //   - tile counts and the group-of-rows rasterisation of the tile order.
@@ -15,6 +16,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "tilegemm/problem.hpp"
 
@@ -60,6 +62,17 @@ inline bool a_k_contiguous(const Problem& p) {
 }
 inline bool b_k_contiguous(const Problem& p) {
   return p.b.layout == Layout::kColMajor;
+}
+
+// Calls f(std::bool_constant<A_K>{}, std::bool_constant<B_K>{}) with the problem's layouts as
+// compile-time values (A_K: A is k-contiguous; B_K: B is k-contiguous) and returns what f
+// returns (the same type for all four): a launch's error, or the instantiation it would run.
+template <typename F>
+auto dispatch_layouts(const Problem& p, F&& f) {
+  using T = std::true_type;
+  using N = std::false_type;
+  if (a_k_contiguous(p)) return b_k_contiguous(p) ? f(T{}, T{}) : f(T{}, N{});
+  return b_k_contiguous(p) ? f(N{}, T{}) : f(N{}, N{});
 }
 
 // ---- Alignment ----------------------------------------------------------------------------------

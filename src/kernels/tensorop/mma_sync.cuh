@@ -10,7 +10,6 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -436,18 +435,6 @@ struct Params {
   int c_vec2;        // C's base and ldc allow 2-element vector accesses at even columns
 };
 
-// Block index -> (tile row, tile column): groups of `group` tile-rows, walked column by column
-// inside a group, so the blocks resident together share a few panels of A and of B in L2.
-__device__ __forceinline__ void raster(int bid, int tiles_m, int tiles_n, int group, int& tm,
-                                       int& tn) {
-  const int per_group = group * tiles_n;
-  const int first_m = (bid / per_group) * group;
-  const int rows = min(tiles_m - first_m, group);
-  const int in = bid % per_group;
-  tm = first_m + in % rows;
-  tn = in / rows;
-}
-
 // ---- The kernel --------------------------------------------------------------------------------
 
 /// C = alpha * A B + beta * C on the tensor cores.
@@ -486,10 +473,10 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) mma_sync_kernel(co
   const int wm0 = (warp % C::kWarpsM) * C::WM;  // the warp tile's corner in the block tile
   const int wn0 = (warp / C::kWarpsM) * C::WN;
 
-  int tile_m, tile_n;
-  raster(static_cast<int>(blockIdx.x), p.tiles_m, p.tiles_n, p.raster_group, tile_m, tile_n);
-  const int m0 = tile_m * C::BM;
-  const int n0 = tile_n * C::BN;
+  const views::TileCoord tile =
+      views::raster_tile(static_cast<int>(blockIdx.x), p.tiles_m, p.tiles_n, p.raster_group);
+  const int m0 = tile.m * C::BM;
+  const int n0 = tile.n * C::BN;
   const int rows_left = p.m - m0;  // rows of C from the tile's first row to the edge
   const int cols_left = p.n - n0;
   const int k_tiles = (p.k - 1) / BK + 1;
@@ -761,20 +748,10 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) mma_sync_kernel(co
 
 // ---- Host side ---------------------------------------------------------------------------------
 
-// The problem the kernel runs: C row-major. A column-major C is computed as C^T = B^T A^T (n x m,
-// row-major): A' = B^T (its layout flips, same pointer and ld), B' = A^T, C' = C^T.
+// The problem the kernel runs: C row-major. A column-major C is computed as its mirror,
+// C^T = B^T A^T (n x m, row-major).
 inline Problem oriented(const Problem& p) {
-  if (p.c.layout == Layout::kRowMajor) return p;
-  auto flip = [](Layout l) {
-    return l == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor;
-  };
-  Problem q = p;
-  q.m = p.n;
-  q.n = p.m;
-  q.a = ConstMatrixRef{p.b.data, flip(p.b.layout), p.b.ld, p.b.dtype};
-  q.b = ConstMatrixRef{p.a.data, flip(p.a.layout), p.a.ld, p.a.dtype};
-  q.c = MatrixRef{p.c.data, Layout::kRowMajor, p.c.ld, p.c.dtype};
-  return q;
+  return p.c.layout == Layout::kRowMajor ? p : views::mirrored(p);
 }
 
 using KernelFn = void (*)(Params);
@@ -793,12 +770,9 @@ KernelRef kernel_ref() {
 
 template <class C, class OP, class CT>
 KernelRef select_layouts(const Problem& q) {
-  const bool a_k = q.a.layout == Layout::kRowMajor;
-  const bool b_k = q.b.layout == Layout::kColMajor;
-  if (a_k) {
-    return b_k ? kernel_ref<C, OP, CT, true, true>() : kernel_ref<C, OP, CT, true, false>();
-  }
-  return b_k ? kernel_ref<C, OP, CT, false, true>() : kernel_ref<C, OP, CT, false, false>();
+  return views::dispatch_layouts(q, [](auto a_k, auto b_k) {
+    return kernel_ref<C, OP, CT, decltype(a_k)::value, decltype(b_k)::value>();
+  });
 }
 
 // The instantiation for an oriented problem's element types and layouts (fn null: none).
@@ -829,23 +803,18 @@ std::vector<GemmTypes> computed_types() {
   }
 }
 
-// A and B can be copied in 16-byte chunks: every chunk that starts at a multiple of kEpc
-// elements along a line is 16-byte aligned.
-template <class C>
-bool chunk_aligned(const ConstMatrixRef& x) {
-  return reinterpret_cast<std::uintptr_t>(x.data) % 16 == 0 && x.ld % C::kEpc == 0;
-}
-
 // Shapes the kernel's int index math holds (m0 + BM, t * BK stay below INT_MAX; the 1-D grid
 // of tiles fits gridDim.x), and the alignment of the 16-byte path. Offsets into A, B and C are
 // 64-bit, so any leading dimension works.
 template <class C>
-bool can_implement(const Problem& p) {
-  constexpr std::int64_t kMargin = 1024;
-  if (p.m > INT_MAX - kMargin || p.n > INT_MAX - kMargin || p.k > INT_MAX - kMargin) return false;
-  if (ceil_div(p.m, C::BM) * ceil_div(p.n, C::BN) > INT_MAX) return false;
-  if (C::kAligned && !(chunk_aligned<C>(p.a) && chunk_aligned<C>(p.b))) return false;
-  return true;
+bool can_implement(const Problem& problem) {
+  const Problem p = oriented(problem);  // the grid is laid over the problem the kernel runs
+  constexpr std::int64_t kMargin = 1024;  // above m0 + BM and t * BK of the last tiles
+  if (!views::dims_fit_int(p, kMargin) || !views::linear_tile_grid_fits(p, C::BM, C::BN)) {
+    return false;
+  }
+  // The 16-byte path: every chunk of 16 bytes along a line starts 16-byte aligned.
+  return !C::kAligned || (views::aligned(p.a, 16) && views::aligned(p.b, 16));
 }
 
 // Tile-rows per raster group: about the square root of a wave's blocks (scaled by the tile's
@@ -854,8 +823,8 @@ bool can_implement(const Problem& p) {
 template <class C>
 int raster_group(int tiles_m) {
   const double wave = static_cast<double>(runtime::sm_count()) * C::kMinBlocks;
-  const int g = static_cast<int>(std::lround(std::sqrt(wave * C::BN / C::BM)));
-  return g < 1 ? 1 : (g > tiles_m ? tiles_m : g);
+  return views::clamp_raster_group(static_cast<int>(std::lround(std::sqrt(wave * C::BN / C::BM))),
+                                   tiles_m);
 }
 
 template <class C>
