@@ -7,6 +7,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "elements.hpp"
 #include "tilegemm/reference.hpp"
 
 namespace tilegemm::reference {
@@ -18,11 +19,7 @@ constexpr int kThreads = 16;            // threads per block edge (16 x 16)
 constexpr int kPer = kTile / kThreads;  // results per thread per edge
 constexpr std::int64_t kMaxGridY = 65535;
 
-__device__ __forceinline__ double widen(float x) { return static_cast<double>(x); }
-__device__ __forceinline__ double widen(__nv_bfloat16 x) {
-  return static_cast<double>(__bfloat162float(x));
-}
-__device__ __forceinline__ double widen(__half x) { return static_cast<double>(__half2float(x)); }
+using lab::widen;
 
 // Element (i, j) of a matrix is data[i * rs + j * cs]: the strides carry the layout.
 template <typename T>
@@ -126,18 +123,9 @@ Status gemm_fp64(const Problem& p, double* out, cudaStream_t stream) {
     return Status(StatusCode::kNotSupported);
   }
   if (p.m <= 0 || p.n <= 0) return Status();
-  switch (p.a.dtype) {
-    case DType::kF32:
-    case DType::kTF32:
-      return launch<float, float>(p, out, stream);
-    case DType::kBF16:
-      return p.c.dtype == DType::kBF16 ? launch<__nv_bfloat16, __nv_bfloat16>(p, out, stream)
-                                       : launch<__nv_bfloat16, float>(p, out, stream);
-    case DType::kF16:
-      return p.c.dtype == DType::kF16 ? launch<__half, __half>(p, out, stream)
-                                      : launch<__half, float>(p, out, stream);
-  }
-  return Status(StatusCode::kNotSupported);
+  return lab::with_types(p.types(), [&](auto ab, auto c) {
+    return launch<decltype(ab), decltype(c)>(p, out, stream);
+  });
 }
 
 }  // namespace tilegemm::reference

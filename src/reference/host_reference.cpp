@@ -3,15 +3,14 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "elements.hpp"
 #include "tilegemm/reference.hpp"
 
 namespace tilegemm::reference {
 
 namespace {
 
-double widen(float x) { return static_cast<double>(x); }
-double widen(__nv_bfloat16 x) { return static_cast<double>(__bfloat162float(x)); }
-double widen(__half x) { return static_cast<double>(__half2float(x)); }
+using lab::widen;
 
 template <typename TAB, typename TC>
 std::vector<double> host_gemm_typed(const Problem& p) {
@@ -40,18 +39,9 @@ std::vector<double> host_gemm_typed(const Problem& p) {
 
 std::vector<double> host_gemm(const Problem& p) {
   if (!types_supported(p.types()) || p.b.dtype != p.a.dtype || p.m < 0 || p.n < 0) return {};
-  switch (p.a.dtype) {
-    case DType::kF32:
-    case DType::kTF32:
-      return host_gemm_typed<float, float>(p);
-    case DType::kBF16:
-      return p.c.dtype == DType::kBF16 ? host_gemm_typed<__nv_bfloat16, __nv_bfloat16>(p)
-                                       : host_gemm_typed<__nv_bfloat16, float>(p);
-    case DType::kF16:
-      return p.c.dtype == DType::kF16 ? host_gemm_typed<__half, __half>(p)
-                                      : host_gemm_typed<__half, float>(p);
-  }
-  return {};
+  return lab::with_types(p.types(), [&](auto ab, auto c) {
+    return host_gemm_typed<decltype(ab), decltype(c)>(p);
+  });
 }
 
 }  // namespace tilegemm::reference

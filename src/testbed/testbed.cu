@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "tilegemm/reference.hpp"
+#include "../reference/elements.hpp"
 #include "tilegemm/testbed.hpp"
 
 namespace tilegemm {
@@ -29,29 +30,6 @@ __host__ __device__ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-template <typename T>
-__device__ __forceinline__ T from_float(float x);
-template <>
-__device__ __forceinline__ float from_float<float>(float x) {
-  return x;
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
-template <>
-__device__ __forceinline__ __half from_float<__half>(float x) {
-  return __float2half_rn(x);
-}
-
-__device__ __forceinline__ double to_double(float x) { return static_cast<double>(x); }
-__device__ __forceinline__ double to_double(__nv_bfloat16 x) {
-  return static_cast<double>(__bfloat162float(x));
-}
-__device__ __forceinline__ double to_double(__half x) {
-  return static_cast<double>(__half2float(x));
-}
-
 __device__ __forceinline__ unsigned bits_of(float x) { return __float_as_uint(x); }
 __device__ __forceinline__ unsigned bits_of(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
 __device__ __forceinline__ unsigned bits_of(__half x) { return __half_as_ushort(x); }
@@ -68,13 +46,13 @@ __global__ void fill_uniform_kernel(T* data, std::int64_t count, std::uint64_t s
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::uint64_t r = splitmix64(key ^ static_cast<std::uint64_t>(i));
     const std::int64_t j = static_cast<std::int64_t>(r >> (63 - kFrac)) - (std::int64_t{1} << kFrac);
-    data[i] = from_float<T>(static_cast<float>(j) * scale);
+    data[i] = lab::narrow<T>(static_cast<float>(j) * scale);
   }
 }
 
 template <typename T>
 __global__ void fill_value_kernel(T* data, std::int64_t count, float value) {
-  const T v = from_float<T>(value);
+  const T v = lab::narrow<T>(value);
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     data[i] = v;
@@ -107,7 +85,7 @@ __global__ void compare_kernel(const T* c, const T* before, const double* ref, s
     const bool same_bits = bits_of(c[e]) == bits_of(before[e]);
     if (i < m && j < n) {
       const double r = ref[i * n + j];
-      const double v = to_double(c[e]);
+      const double v = lab::widen(c[e]);
       const double d = v - r;
       diff_sq += d * d;
       ref_sq += r * r;
@@ -296,16 +274,9 @@ Status fill_uniform(void* data, DType dtype, std::int64_t count, std::uint64_t s
 
 Status fill_value(void* data, DType dtype, std::int64_t count, float value, cudaStream_t stream) {
   if (count <= 0) return Status();
-  switch (dtype) {
-    case DType::kF32:
-    case DType::kTF32:
-      return from_cuda_error(launch_fill_value<float>(data, count, value, stream));
-    case DType::kBF16:
-      return from_cuda_error(launch_fill_value<__nv_bfloat16>(data, count, value, stream));
-    case DType::kF16:
-      return from_cuda_error(launch_fill_value<__half>(data, count, value, stream));
-  }
-  return Status(StatusCode::kInvalidDtypeA);
+  return lab::with_element(dtype, [&](auto t) {
+    return from_cuda_error(launch_fill_value<decltype(t)>(data, count, value, stream));
+  });
 }
 
 Status fill_uniform(float* data, std::int64_t count, std::uint64_t seed, cudaStream_t stream) {
@@ -464,24 +435,13 @@ CheckResult Testbed::compare(cudaStream_t stream) {
     const bool row_major = spec_.lc == Layout::kRowMajor;
     const std::int64_t ld = problem_.c.ld;
     const unsigned grid = grid_for(c_elems_);
-    switch (spec_.types.c) {
-      case DType::kBF16:
-        compare_kernel<__nv_bfloat16><<<grid, 256, 0, stream>>>(
-            static_cast<const __nv_bfloat16*>(c_), static_cast<const __nv_bfloat16*>(c_before_),
-            ref_, spec_.m, spec_.n, ld, row_major, c_elems_, check_bits, sums);
-        break;
-      case DType::kF16:
-        compare_kernel<__half><<<grid, 256, 0, stream>>>(
-            static_cast<const __half*>(c_), static_cast<const __half*>(c_before_), ref_, spec_.m,
-            spec_.n, ld, row_major, c_elems_, check_bits, sums);
-        break;
-      case DType::kF32:
-      case DType::kTF32:
-        compare_kernel<float><<<grid, 256, 0, stream>>>(
-            static_cast<const float*>(c_), static_cast<const float*>(c_before_), ref_, spec_.m,
-            spec_.n, ld, row_major, c_elems_, check_bits, sums);
-        break;
-    }
+    lab::with_element(spec_.types.c, [&](auto t) {
+      using T = decltype(t);
+      compare_kernel<T><<<grid, 256, 0, stream>>>(static_cast<const T*>(c_),
+                                                  static_cast<const T*>(c_before_), ref_, spec_.m,
+                                                  spec_.n, ld, row_major, c_elems_, check_bits,
+                                                  sums);
+    });
     err = cudaGetLastError();
   }
   CompareSums host{};
