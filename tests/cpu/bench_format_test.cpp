@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "input_error.hpp"
 #include "tilegemm/bench.hpp"
 #include "tilegemm/gemm.hpp"
 
@@ -23,16 +24,7 @@ std::vector<std::int64_t> sizes(const char* text) {
   return tb::parse_size_list("--m", text);
 }
 
-// The InputError message of a call, "" when it does not throw.
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const tb::InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using tilegemm::test_util::error_of;
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "input_error.hpp"
 #include "tilegemm/bench.hpp"
 #include "tilegemm/gemm.hpp"
 
@@ -17,15 +18,7 @@ using tilegemm::GemmTypes;
 
 namespace {
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const tb::InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using tilegemm::test_util::error_of;
 
 GemmTypes types(const char* ab, const char* c) {
   return tb::parse_types("--dtype", ab, "--dtype-c", c);
