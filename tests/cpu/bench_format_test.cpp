@@ -246,6 +246,7 @@ TEST(Sweep, FuzzCasesAreReproducibleAndInRange) {
   std::size_t differ = 0;
   std::set<int> mixes;
   bool alpha0 = false, alpha1 = false, beta0 = false, beta1 = false;
+  std::size_t aligned = 0, aligned_odd = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].to_string(), b[i].to_string());
     if (a[i].to_string() != other[i].to_string()) ++differ;
@@ -255,7 +256,16 @@ TEST(Sweep, FuzzCasesAreReproducibleAndInRange) {
     }
     for (std::int64_t p : {a[i].pad_a, a[i].pad_b, a[i].pad_c}) {
       EXPECT_GE(p, 0);
-      EXPECT_LE(p, 5);
+      EXPECT_LE(p, 15);
+    }
+    // About half the cases have every leading dimension a multiple of 8 (what the aligned
+    // tensor-core instances take), whatever the extents.
+    const std::int64_t lda = (a[i].la == Layout::kRowMajor ? a[i].k : a[i].m) + a[i].pad_a;
+    const std::int64_t ldb = (a[i].lb == Layout::kRowMajor ? a[i].n : a[i].k) + a[i].pad_b;
+    const std::int64_t ldc = (a[i].lc == Layout::kRowMajor ? a[i].n : a[i].m) + a[i].pad_c;
+    if (lda % 8 == 0 && ldb % 8 == 0 && ldc % 8 == 0) {
+      ++aligned;
+      if (a[i].m % 8 != 0 || a[i].n % 8 != 0 || a[i].k % 8 != 0) ++aligned_odd;
     }
     mixes.insert(static_cast<int>(a[i].la) * 4 + static_cast<int>(a[i].lb) * 2 +
                  static_cast<int>(a[i].lc));
@@ -271,6 +281,9 @@ TEST(Sweep, FuzzCasesAreReproducibleAndInRange) {
     beta1 = beta1 || a[i].beta == 1.0f;
   }
   EXPECT_GT(differ, 290u);
+  EXPECT_GT(aligned, 120u);
+  EXPECT_LT(aligned, 180u);
+  EXPECT_GT(aligned_odd, 100u);
   EXPECT_EQ(mixes.size(), 8u);
   EXPECT_TRUE(alpha0 && alpha1 && beta0 && beta1);
   EXPECT_TRUE(tb::fuzz_cases(0, 1).empty());
