@@ -15,6 +15,9 @@ void register_all_families(Registry& r) {
   register_cp_async(r);
   register_tuned(r);
   register_mma_sync(r);
+#if TILEGEMM_HAS_SM90A
+  register_wgmma(r);
+#endif
 #if defined(TILEGEMM_WITH_CUTE)
   register_cute_simple(r);
   register_cute_tiled(r);

@@ -16,6 +16,9 @@ void register_warptile(Registry& r);          // 07_warptile.cu
 void register_cp_async(Registry& r);          // 08_cp_async.cu
 void register_tuned(Registry& r);             // 09_tuned.cu
 void register_mma_sync(Registry& r);          // tensorop/13_mma_sync.cu
+#if TILEGEMM_HAS_SM90A
+void register_wgmma(Registry& r);             // hopper/14_wgmma_tma.cu (built for sm_90a only)
+#endif
 
 #if defined(TILEGEMM_WITH_CUTE)
 void register_cute_simple(Registry& r);       // cute/10_cute_simple.cu

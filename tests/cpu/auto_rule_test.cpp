@@ -104,25 +104,59 @@ TEST(AutoRule, EveryChoiceCanImplementItsProblem) {
   }
 }
 
-std::string chosen_typed(std::int64_t s, GemmTypes t, int offset = 0) {
+std::string chosen_typed(std::int64_t s, GemmTypes t, int offset = 0, int cc = 90) {
   alignas(16) static std::uint16_t buf[64];
   const Problem p = Problem::make_typed(s, s, s, t, buf + offset, buf + offset, buf + offset);
-  const KernelInfo* kernel = select_kernel(p, 90);
+  const KernelInfo* kernel = select_kernel(p, cc);
   return kernel == nullptr ? "(none)" : kernel->name;
 }
 
-TEST(AutoRule, TensorTypesTakeMmaSyncByShape) {
+// sm_90 with the sm_90a family built: wgmma for 16-bit types and for tf32 with K-major A and B;
+// mma.sync where wgmma cannot run (an ld no tensor map describes, tf32 with row-major B, cc 8.0).
+TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
+  if (find_kernel("wgmma_128x256x64_s4") == nullptr) GTEST_SKIP() << "built without sm_90a";
   for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32}}) {
-    EXPECT_EQ(chosen_typed(8192, t), "mma_sync_128x256x32_w64x64_s3");
-    EXPECT_EQ(chosen_typed(4096, t), "mma_sync_128x128x32_w64x64_s4");
-    EXPECT_EQ(chosen_typed(1000, t), "mma_sync_128x128x32_w64x64_s4");
-    // ld 1001 is no multiple of 8 elements; a base one element off is not 16-byte aligned
+    EXPECT_EQ(chosen_typed(8192, t), "wgmma_128x256x64_s4");
+    EXPECT_EQ(chosen_typed(4096, t), "wgmma_128x256x64_s4");
+    EXPECT_EQ(chosen_typed(1024, t), "wgmma_128x128x64_s6");
     EXPECT_EQ(chosen_typed(1001, t), "mma_sync_128x128x32_w64x64_s4_anyalign");
-    EXPECT_EQ(chosen_typed(1024, t, 1), "mma_sync_128x128x32_w64x64_s4_anyalign");
+    alignas(16) static std::uint16_t buf[64];
+    const Problem p = Problem::make_typed(4096, 4096, 4096, t, buf, buf, buf);
+    if (find_kernel("mma_sync_128x128x32_w64x64_s4")->desc.runs_on(80)) {  // sm_80 built
+      const KernelInfo* on_a100 = select_kernel(p, 80);
+      ASSERT_NE(on_a100, nullptr);
+      EXPECT_EQ(on_a100->name, "mma_sync_128x128x32_w64x64_s4");
+    }
   }
   const GemmTypes tf32{DType::kTF32, DType::kF32};
-  EXPECT_EQ(chosen_typed(8192, tf32), "mma_sync_tf32_128x256x16_w64x64_s3");
-  EXPECT_EQ(chosen_typed(4095, tf32), "mma_sync_tf32_128x128x16_w64x64_s4_anyalign");
+  alignas(16) static float fbuf[64];
+  Problem kk = Problem::make_typed(4096, 4096, 4096, tf32, fbuf, fbuf, fbuf);
+  kk.b.layout = Layout::kColMajor;
+  const KernelInfo* k = select_kernel(kk, 90);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->name, "wgmma_tf32_128x256x32_s4");
+}
+
+// Where wgmma is no candidate: an A100 (cc 8.0) when sm_80 is built, else sm_90 without the
+// sm_90a family.
+TEST(AutoRule, TensorTypesTakeMmaSyncByShape) {
+  const KernelInfo* mma = find_kernel("mma_sync_128x128x32_w64x64_s4");
+  ASSERT_NE(mma, nullptr);
+  const int cc = mma->desc.runs_on(80) ? 80 : 90;
+  if (cc == 90 && find_kernel("wgmma_128x256x64_s4") != nullptr) {
+    GTEST_SKIP() << "sm_80 not built and sm_90 takes wgmma";
+  }
+  for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32}}) {
+    EXPECT_EQ(chosen_typed(8192, t, 0, cc), "mma_sync_128x256x32_w64x64_s3");
+    EXPECT_EQ(chosen_typed(4096, t, 0, cc), "mma_sync_128x128x32_w64x64_s4");
+    EXPECT_EQ(chosen_typed(1000, t, 0, cc), "mma_sync_128x128x32_w64x64_s4");
+    // ld 1001 is no multiple of 8 elements; a base one element off is not 16-byte aligned
+    EXPECT_EQ(chosen_typed(1001, t, 0, cc), "mma_sync_128x128x32_w64x64_s4_anyalign");
+    EXPECT_EQ(chosen_typed(1024, t, 1, cc), "mma_sync_128x128x32_w64x64_s4_anyalign");
+  }
+  const GemmTypes tf32{DType::kTF32, DType::kF32};
+  EXPECT_EQ(chosen_typed(8192, tf32, 0, cc), "mma_sync_tf32_128x256x16_w64x64_s3");
+  EXPECT_EQ(chosen_typed(4095, tf32, 0, cc), "mma_sync_tf32_128x128x16_w64x64_s4_anyalign");
 }
 
 }  // namespace

@@ -83,6 +83,15 @@ TEST_P(KernelSweep, StandardSweepPasses) {
       tb = std::make_unique<Testbed>(aligned_variant(spec));
       ASSERT_TRUE(tb->init_status().ok()) << tb->init_status().message();
     }
+    if (!kernel->can_implement(tb->problem())) {
+      // A kernel that reads only K-major operands (tf32 wgmma: A row-major, B column-major)
+      // still gets every shape, scalar pair and C layout of the sweep.
+      CaseSpec k_major = spec;
+      k_major.la = Layout::kRowMajor;
+      k_major.lb = Layout::kColMajor;
+      tb = std::make_unique<Testbed>(aligned_variant(k_major));
+      ASSERT_TRUE(tb->init_status().ok()) << tb->init_status().message();
+    }
     const CaseSpec& used = tb->spec();
     if (!kernel->can_implement(tb->problem())) {
       ++refused;

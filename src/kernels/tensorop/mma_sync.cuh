@@ -18,6 +18,7 @@
 
 #include "../../core/device_runtime.hpp"
 #include "../common.cuh"
+#include "../tensor_common.cuh"
 
 namespace tilegemm::kernels::mma_sync {
 
@@ -74,56 +75,7 @@ __device__ __forceinline__ std::uint32_t to_tf32(std::uint32_t fp32_bits) {
   return out;
 }
 
-// C's element type: loads and stores of one or two consecutive elements, converted from the fp32
-// result with round-to-nearest-even.
-template <class T>
-struct OutC;
-template <>
-struct OutC<float> {
-  static constexpr DType kDType = DType::kF32;
-  __device__ __forceinline__ static float load1(const float* p) { return *p; }
-  __device__ __forceinline__ static void store1(float* p, float v) { *p = v; }
-  __device__ __forceinline__ static float2 load2(const float* p) {
-    return *reinterpret_cast<const float2*>(p);
-  }
-  __device__ __forceinline__ static void store2(float* p, float x, float y) {
-    *reinterpret_cast<float2*>(p) = make_float2(x, y);
-  }
-};
-template <>
-struct OutC<__nv_bfloat16> {
-  static constexpr DType kDType = DType::kBF16;
-  __device__ __forceinline__ static float load1(const __nv_bfloat16* p) {
-    return __bfloat162float(*p);
-  }
-  __device__ __forceinline__ static void store1(__nv_bfloat16* p, float v) {
-    *p = __float2bfloat16_rn(v);
-  }
-  __device__ __forceinline__ static float2 load2(const __nv_bfloat16* p) {
-    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
-  }
-  __device__ __forceinline__ static void store2(__nv_bfloat16* p, float x, float y) {
-    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
-  }
-};
-template <>
-struct OutC<__half> {
-  static constexpr DType kDType = DType::kF16;
-  __device__ __forceinline__ static float load1(const __half* p) { return __half2float(*p); }
-  __device__ __forceinline__ static void store1(__half* p, float v) { *p = __float2half_rn(v); }
-  __device__ __forceinline__ static float2 load2(const __half* p) {
-    return __half22float2(*reinterpret_cast<const __half2*>(p));
-  }
-  __device__ __forceinline__ static void store2(__half* p, float x, float y) {
-    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
-  }
-};
-
 // ---- PTX wrappers ------------------------------------------------------------------------------
-
-__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
 
 // Four 8x8 matrices of 16-bit elements; lanes 8j..8j+7 give the 8 row addresses (16 bytes each)
 // of matrix j, and register j of lane l receives elements (l / 4, 2 (l % 4) + {0, 1}) of matrix j
@@ -721,25 +673,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) mma_sync_kernel(co
 #pragma unroll
       for (int nt = 0; nt < NT; ++nt) {
         const int col = wn0 + nt * 8 + 2 * tq;
-        float v0 = p.alpha * acc[mt][nt][2 * h];
-        float v1 = p.alpha * acc[mt][nt][2 * h + 1];
-        if (vec2 && col + 1 < cols_left) {
-          if (p.beta != 0.0f) {
-            const float2 old = OutC<CT>::load2(c_row + col);
-            v0 = fmaf(p.beta, old.x, v0);
-            v1 = fmaf(p.beta, old.y, v1);
-          }
-          OutC<CT>::store2(c_row + col, v0, v1);
-        } else {
-          if (col < cols_left) {
-            if (p.beta != 0.0f) v0 = fmaf(p.beta, OutC<CT>::load1(c_row + col), v0);
-            OutC<CT>::store1(c_row + col, v0);
-          }
-          if (col + 1 < cols_left) {
-            if (p.beta != 0.0f) v1 = fmaf(p.beta, OutC<CT>::load1(c_row + col + 1), v1);
-            OutC<CT>::store1(c_row + col + 1, v1);
-          }
-        }
+        store_c_pair(c_row, col, cols_left, acc[mt][nt][2 * h], acc[mt][nt][2 * h + 1], p.alpha,
+                     p.beta, vec2);
       }
     }
   }

@@ -1,0 +1,66 @@
+#include "tma.hpp"
+
+#include <cudaTypedefs.h>
+
+#include <mutex>
+
+namespace tilegemm::kernels::hopper {
+
+namespace {
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                         &q) == cudaSuccess &&
+        q == cudaDriverEntryPointSuccess) {
+      fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+    }
+    (void)cudaGetLastError();  // a failed lookup leaves no sticky error for the caller
+  });
+  return fn;
+}
+
+CUtensorMapDataType map_type(DType t) {
+  switch (t) {
+    case DType::kBF16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case DType::kF16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case DType::kTF32: return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
+    case DType::kF32: break;
+  }
+  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+}  // namespace
+
+bool tensor_map_describable(DType dtype, const void* base, std::int64_t rows, std::int64_t cols,
+                            std::int64_t pitch) {
+  const auto es = static_cast<std::int64_t>(dtype_bytes(dtype));
+  constexpr std::int64_t k2to32 = std::int64_t{1} << 32;
+  constexpr std::int64_t k2to40 = std::int64_t{1} << 40;
+  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && (pitch * es) % 16 == 0 &&
+         pitch * es < k2to40 && rows >= 1 && cols >= 1 && rows < k2to32 && cols < k2to32 &&
+         pitch >= cols;
+}
+
+cudaError_t make_tensor_map(CUtensorMap* map, DType dtype, const void* base, std::int64_t rows,
+                            std::int64_t cols, std::int64_t pitch, int box_rows, int box_cols) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_fn();
+  if (encode == nullptr) return cudaErrorNotSupported;
+  if (!tensor_map_describable(dtype, base, rows, cols, pitch)) return cudaErrorInvalidValue;
+  const auto es = static_cast<cuuint64_t>(dtype_bytes(dtype));
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(pitch) * es};  // bytes, dims 1..rank-1
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  const CUresult r = encode(map, map_type(dtype), 2, const_cast<void*>(base), dims, strides, box,
+                            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+}  // namespace tilegemm::kernels::hopper

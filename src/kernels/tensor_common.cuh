@@ -1,0 +1,92 @@
+// What the tensor-core families share on the device: C's element type (loads and stores of one
+// or two consecutive elements, converted from fp32 with round-to-nearest-even) and the 32-bit
+// shared-memory address PTX instructions take.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "tilegemm/problem.hpp"
+
+namespace tilegemm::kernels {
+
+// C's element type: loads and stores of one or two consecutive elements, converted from the fp32
+// result with round-to-nearest-even.
+template <class T>
+struct OutC;
+template <>
+struct OutC<float> {
+  static constexpr DType kDType = DType::kF32;
+  __device__ __forceinline__ static float load1(const float* p) { return *p; }
+  __device__ __forceinline__ static void store1(float* p, float v) { *p = v; }
+  __device__ __forceinline__ static float2 load2(const float* p) {
+    return *reinterpret_cast<const float2*>(p);
+  }
+  __device__ __forceinline__ static void store2(float* p, float x, float y) {
+    *reinterpret_cast<float2*>(p) = make_float2(x, y);
+  }
+};
+template <>
+struct OutC<__nv_bfloat16> {
+  static constexpr DType kDType = DType::kBF16;
+  __device__ __forceinline__ static float load1(const __nv_bfloat16* p) {
+    return __bfloat162float(*p);
+  }
+  __device__ __forceinline__ static void store1(__nv_bfloat16* p, float v) {
+    *p = __float2bfloat16_rn(v);
+  }
+  __device__ __forceinline__ static float2 load2(const __nv_bfloat16* p) {
+    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
+  }
+  __device__ __forceinline__ static void store2(__nv_bfloat16* p, float x, float y) {
+    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
+  }
+};
+template <>
+struct OutC<__half> {
+  static constexpr DType kDType = DType::kF16;
+  __device__ __forceinline__ static float load1(const __half* p) { return __half2float(*p); }
+  __device__ __forceinline__ static void store1(__half* p, float v) { *p = __float2half_rn(v); }
+  __device__ __forceinline__ static float2 load2(const __half* p) {
+    return __half22float2(*reinterpret_cast<const __half2*>(p));
+  }
+  __device__ __forceinline__ static void store2(__half* p, float x, float y) {
+    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
+  }
+};
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// The epilogue of one accumulator pair: C(row, col + {0, 1}) = alpha * (x, y) + beta * C, for
+// the columns below cols_left (C's padding is never written), C read only when beta != 0, one
+// 2-element access when `vec2` (C's base and ld even) and both columns are inside.
+template <class CT>
+__device__ __forceinline__ void store_c_pair(CT* c_row, int col, int cols_left, float x, float y,
+                                             float alpha, float beta, bool vec2) {
+  float v0 = alpha * x;
+  float v1 = alpha * y;
+  if (vec2 && col + 1 < cols_left) {
+    if (beta != 0.0f) {
+      const float2 old = OutC<CT>::load2(c_row + col);
+      v0 = fmaf(beta, old.x, v0);
+      v1 = fmaf(beta, old.y, v1);
+    }
+    OutC<CT>::store2(c_row + col, v0, v1);
+    return;
+  }
+  if (col < cols_left) {
+    if (beta != 0.0f) v0 = fmaf(beta, OutC<CT>::load1(c_row + col), v0);
+    OutC<CT>::store1(c_row + col, v0);
+  }
+  if (col + 1 < cols_left) {
+    if (beta != 0.0f) v1 = fmaf(beta, OutC<CT>::load1(c_row + col + 1), v1);
+    OutC<CT>::store1(c_row + col + 1, v1);
+  }
+}
+
+}  // namespace tilegemm::kernels
