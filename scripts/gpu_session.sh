@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor, and regress (every fp32 kernel at 4096^3) (default: all)
+#        sanitize-tensor tensor ncu-tensor, and regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/tilegemm}
@@ -118,6 +118,25 @@ for step in "${STEPS[@]}"; do
       run_step ncu ncu --clock-control none --metrics \
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,gpu__time_duration.sum \
         --csv "$TG" bench --kernels "${NCU_GLOB:-*}" --shape 4096x4096x4096 --warmup 0 --reps 1
+      ;;
+    ncu-tensor)
+      # The tensor-core rungs and cuBLAS's kernel at 4096^3 bf16 under ncu: speed of light,
+      # tensor-pipe activity, warp stalls, memory traffic. Each profiled launch is the second
+      # timed one (verification and warm-up skipped). Details as text, metrics as raw CSV.
+      for k in ${NCU_TENSOR_KERNELS:-wgmma_128x256x64_s4}; do
+        for who in "$k:regex:wgmma_kernel|mma_sync" "cublas:regex:nvjet|sm90_xmma|cutlass"; do
+          name=${who%%:*}; filt=${who#*:}
+          [ "$name" = cublas ] && [ -e "$R/ncu_cublas.log" ] && continue
+          run_step "ncu_$name" ncu --clock-control none --print-units base --set full \
+            --metrics sm__pipe_tensor_op_hgmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_hgmma.sum \
+            -k "$filt" --launch-skip 3 --launch-count 1 \
+            "$TG" bench --kernels "$k" --dtype bf16 --shape 4096x4096x4096 --warmup 2 --reps 3
+          run_step "ncu_${name}_raw" ncu --clock-control none --print-units base --csv --page raw \
+            --metrics gpu__time_duration.sum,sm__pipe_tensor_op_hgmma_cycles_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,sm__maximum_warps_per_active_cycle_pct,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__cycles_active.avg,sm__cycles_elapsed.avg.per_second \
+            -k "$filt" --launch-skip 3 --launch-count 1 \
+            "$TG" bench --kernels "$k" --dtype bf16 --shape 4096x4096x4096 --warmup 2 --reps 3
+        done
+      done
       ;;
     *)
       note "unknown step $step"

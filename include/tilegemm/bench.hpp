@@ -4,8 +4,10 @@
 //   2. the case lists of the correctness sweep (standard_sweep, fuzz_cases);
 //   3. the timer (CUDA events around each launch, warm-up, median/min/max, optional L2 flush);
 //   4. the benchmark and verification runners over the Testbed;
-//   5. the writers: aligned text tables, CSV, markdown and JSON.
-// Parsing, sweeps and writers need no GPU and are covered by the CPU tests.
+//   5. the writers: aligned text tables, CSV, markdown and JSON;
+//   6. result files read back, the files one run writes, and which providers' rows it keeps.
+// Parsing, sweeps, writers and readers need no GPU and are covered by the CPU tests.
+// `compare` and `plot` build on 6 (tilegemm/compare.hpp, tilegemm/plot.hpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -340,5 +342,50 @@ void write_bench(std::ostream& os, const BenchReport& report, Format format);
 Table verify_table(const VerifyReport& report);
 nlohmann::json to_json(const VerifyReport& report);
 void write_verify(std::ostream& os, const VerifyReport& report, Format format);
+
+// ---------------------------------------------------------------------------------------------
+// 6. Result files read back; the files `bench` writes; providers
+// ---------------------------------------------------------------------------------------------
+
+// A result file as write_bench(..., Format::kJson) writes it, read back: the device (every
+// number to_json(DeviceInfo) wrote), command, timestamp, settings, rows and skipped notes.
+// Keys that files from before the element-type flags lack take the values bench had then:
+// dtype f32, dtype_c default_c_dtype(dtype), and pads 0, alpha 1, beta 0 where absent. `arg` is
+// the flag or positional argument that named the file; every error is an InputError naming it,
+// the file (`path`) and the row ("results[3].m: want an integer >= 1").
+BenchReport bench_report_from_json(std::string_view arg, const std::string& path,
+                                   const nlohmann::json& doc);
+// Reads `path` and parses it; a file that cannot be read, or is not JSON, is an InputError
+// naming `arg`.
+BenchReport read_bench_file(std::string_view arg, const std::string& path);
+
+// One file a bench run writes, and its format.
+struct OutputFile {
+  std::string path;
+  Format format = Format::kTable;
+};
+// The format an extension names: .json, .csv, .md, .txt or .table (case-insensitive); nullopt
+// for any other.
+std::optional<Format> format_from_extension(std::string_view path);
+// The files of `--output` (repeatable). One file with `--format` given: that format (as before
+// --output was repeatable). Otherwise each file's format comes from its extension; a single file
+// with an unknown extension gets `format_text` (default "table"), as before. Errors, naming
+// `output_flag` or `format_flag`: an unknown extension among several files, the same path twice,
+// `--format` with several files (each takes its own format from its extension).
+std::vector<OutputFile> plan_outputs(std::string_view output_flag,
+                                     const std::vector<std::string>& paths,
+                                     std::string_view format_flag, std::string_view format_text,
+                                     bool format_given);
+
+// Whose rows a bench report keeps (cutlass_profiler's --providers). cuBLAS still runs either way:
+// it verifies the inputs and gives every row its ratio.
+struct Providers {
+  bool tilegemm = true;
+  bool cublas = true;
+};
+// Comma-separated "tilegemm" and "cublas", at least one.
+Providers parse_providers(std::string_view flag, std::string_view text);
+// Drops the rows of providers not asked for: "cublas" rows are cuBLAS's, every other tilegemm's.
+void keep_providers(BenchReport* report, Providers providers);
 
 }  // namespace tilegemm::bench

@@ -2,8 +2,9 @@
 // libtilegemm (tilegemm/bench.hpp, tilegemm/analysis.hpp, tilegemm/device_info.hpp), where the
 // CPU tests reach it.
 //
-// Exit codes: 0 success; 1 a kernel FAILED verification; 2 bad input (one line on stderr naming
-// the flag); 3 no CUDA device for a command that needs one; 4 an unexpected internal error.
+// Exit codes: 0 success; 1 a kernel FAILED verification (compare: a regression); 2 bad input
+// (one line on stderr naming the flag or argument); 3 no CUDA device for a command that needs
+// one; 4 an unexpected internal error.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -16,8 +17,10 @@
 
 #include "tilegemm/analysis.hpp"
 #include "tilegemm/bench.hpp"
+#include "tilegemm/compare.hpp"
 #include "tilegemm/device_info.hpp"
 #include "tilegemm/gemm.hpp"
+#include "tilegemm/plot.hpp"
 
 namespace {
 
@@ -172,15 +175,25 @@ struct BenchFlags {
   std::string warmup = "10", reps = "50";
   bool cold = false;
   std::string format = "table";
-  std::string output;
+  std::vector<std::string> outputs;
+  std::string providers = "tilegemm,cublas";
+  CLI::Option* format_option = nullptr;
+  CLI::Option* kernels_option = nullptr;
 };
 
 int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
               const std::string& command) {
   tb::BenchRequest request;
   request.types = df.types();
-  const tb::KernelSelection selection = tb::select_kernels(
-      "--kernels", bf.kernels, request.types, tilegemm::current_compute_capability());
+  const tb::Providers providers = tb::parse_providers("--providers", bf.providers);
+  if (!providers.tilegemm && bf.kernels_option->count() > 0) {
+    throw tb::InputError("--kernels", "selects tilegemm kernels, and --providers leaves them out");
+  }
+  tb::KernelSelection selection;
+  if (providers.tilegemm) {
+    selection = tb::select_kernels("--kernels", bf.kernels, request.types,
+                                   tilegemm::current_compute_capability());
+  }
   request.kernels = selection.names;
   const std::vector<NamedShape> shapes = bench_shapes(cf);
   for (const NamedShape& s : shapes) request.shapes.push_back(s.shape);
@@ -195,6 +208,8 @@ int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
   request.timing.reps = static_cast<int>(tb::parse_int("--reps", bf.reps, 1, 100000));
   request.timing.cold = bf.cold;
   const tb::Format format = tb::parse_format("--format", bf.format);
+  const std::vector<tb::OutputFile> outputs = tb::plan_outputs(
+      "--output", bf.outputs, "--format", bf.format, bf.format_option->count() > 0);
 
   const std::optional<tilegemm::DeviceInfo> device = tilegemm::current_device();
   if (!device) return no_device("bench", "time");
@@ -209,26 +224,35 @@ int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
                       tb::fixed(static_cast<double>(device->global_mem_bytes) / 1e9, 1) + " GB");
     }
   }
-  std::ofstream file;
-  if (!bf.output.empty()) {
-    file.open(bf.output);
-    if (!file) throw tb::InputError("--output", "cannot open '" + bf.output + "' for writing");
+  // Every file opened before the run: a path that cannot be written costs no GPU time.
+  std::vector<std::ofstream> files(outputs.size());
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    files[i].open(outputs[i].path);
+    if (!files[i]) {
+      throw tb::InputError("--output", "cannot open '" + outputs[i].path + "' for writing");
+    }
   }
 
   print_notes("bench", selection.skipped);
   tb::BenchReport report =
       tb::run_bench(request, [](const std::string& line) { std::cerr << line << std::endl; });
+  // Judged before --providers drops rows: a cuBLAS row that FAILED still fails the run.
+  const bool passed = tb::bench_passed(report);
+  tb::keep_providers(&report, providers);
   report.skipped = selection.skipped;
   report.command = command;
   report.timestamp = tb::utc_timestamp();
-  if (file.is_open()) {
-    tb::write_bench(file, report, format);
+  if (!outputs.empty()) {
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      tb::write_bench(files[i], report, outputs[i].format);
+      std::cerr << "tilegemm bench: wrote " << report.rows.size() << " rows to " << outputs[i].path
+                << "\n";
+    }
     tb::write_bench(std::cout, report, tb::Format::kTable);
-    std::cerr << "tilegemm bench: wrote " << report.rows.size() << " rows to " << bf.output << "\n";
   } else {
     tb::write_bench(std::cout, report, format);
   }
-  return tb::bench_passed(report) ? kExitOk : kExitFailed;
+  return passed ? kExitOk : kExitFailed;
 }
 
 struct VerifyFlags {
@@ -378,6 +402,64 @@ int run_analyze(const CaseFlags& cf, const DtypeFlags& df, const AnalyzeFlags& a
   return kExitOk;
 }
 
+struct CompareFlags {
+  std::string old_path, new_path;
+  std::string threshold = "5";
+  std::string format = "table";
+};
+
+// Exit 1 when a row regressed: a CI job can gate on it as on a failed verification.
+int run_compare(const CompareFlags& f) {
+  const double threshold = tb::parse_scalar("--threshold", f.threshold);
+  if (threshold < 0.0) {
+    throw tb::InputError("--threshold", "'" + f.threshold + "' must be >= 0 (a percentage)");
+  }
+  const tb::Format format = tb::parse_format("--format", f.format);
+  tb::CompareReport report = tb::compare_reports(tb::read_bench_file("OLD", f.old_path),
+                                                 tb::read_bench_file("NEW", f.new_path), threshold);
+  report.old_path = f.old_path;
+  report.new_path = f.new_path;
+  tb::write_compare(std::cout, report, format);
+  // Table and markdown list the regressions themselves; machine formats keep stdout parseable.
+  if (format == tb::Format::kJson || format == tb::Format::kCsv) {
+    for (const std::string& line : tb::regression_lines(report)) {
+      std::cerr << "tilegemm compare: " << line << "\n";
+    }
+  }
+  return report.passed() ? kExitOk : kExitFailed;
+}
+
+struct PlotFlags {
+  std::string input, output;
+  std::string device;  // roofline
+  std::string shape;   // ladder
+};
+
+void write_svg(const std::string& kind, const PlotFlags& f, const tb::PlotResult& plot) {
+  std::ofstream out(f.output);
+  if (!out) throw tb::InputError("--output", "cannot open '" + f.output + "' for writing");
+  out << plot.svg;
+  if (!out) throw tb::InputError("--output", "cannot write '" + f.output + "'");
+  std::cout << "tilegemm plot " << kind << ": " << plot.marks << " rows drawn";
+  if (plot.left_out > 0) std::cout << " (" << plot.left_out << " not ok, left out)";
+  if (!plot.device_key.empty()) std::cout << " under the " << plot.device_key << " ceilings";
+  std::cout << ", wrote " << f.output << "\n";
+}
+
+int run_plot_roofline(const PlotFlags& f) {
+  const tb::BenchReport report = tb::read_bench_file("--input", f.input);
+  write_svg("roofline", f, tb::roofline_svg(report, "--input", "--device", f.device, f.input));
+  return kExitOk;
+}
+
+int run_plot_ladder(const PlotFlags& f) {
+  std::optional<tb::Shape> shape;
+  if (!f.shape.empty()) shape = tb::parse_shape("--shape", f.shape);
+  const tb::BenchReport report = tb::read_bench_file("--input", f.input);
+  write_svg("ladder", f, tb::ladder_svg(report, "--input", "--shape", shape, f.input));
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -402,17 +484,24 @@ int main(int argc, char** argv) {
   DtypeFlags bench_dtype;
   BenchFlags bench_flags;
   CLI::App* bench = app.add_subcommand("bench", "verify, then time kernels against cuBLAS");
-  bench->add_option("--kernels", bench_flags.kernels,
-                    "comma-separated name globs, or auto (the dispatcher's choice)");
+  bench_flags.kernels_option =
+      bench->add_option("--kernels", bench_flags.kernels,
+                        "comma-separated name globs, or auto (the dispatcher's choice)");
   add_shape_flags(bench, &bench_case, true);
   add_scalar_flags(bench, &bench_case);
   add_dtype_flags(bench, &bench_dtype);
   bench->add_option("--warmup", bench_flags.warmup, "untimed launches before timing");
   bench->add_option("--reps", bench_flags.reps, "timed launches (one event pair each)");
   bench->add_flag("--cold", bench_flags.cold, "flush L2 (write 2x its size) before each launch");
-  bench->add_option("--format", bench_flags.format, "table|csv|json|md");
-  bench->add_option("--output", bench_flags.output,
-                    "write --format here (the table still goes to stdout)");
+  bench_flags.format_option = bench->add_option(
+      "--format", bench_flags.format, "table|csv|json|md (of the one --output, else of stdout)");
+  bench
+      ->add_option("--output", bench_flags.outputs,
+                   "write the results here, repeatable, format from the extension (.json, .csv, "
+                   ".md, .txt); the table still goes to stdout")
+      ->allow_extra_args(false);
+  bench->add_option("--providers", bench_flags.providers,
+                    "whose rows to report: tilegemm, cublas or both (cuBLAS always runs)");
 
   CaseFlags verify_case;
   DtypeFlags verify_dtype;
@@ -456,6 +545,31 @@ int main(int argc, char** argv) {
   CLI::App* devices = app.add_subcommand("devices", "the GPUs present and their limits");
   devices->add_option("--format", devices_format, "table|csv|json|md");
 
+  CompareFlags compare_flags;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "two bench results row by row: ratio, noise, regressions (no GPU needed)");
+  compare->add_option("OLD", compare_flags.old_path, "the baseline: a bench --format json result")
+      ->required();
+  compare->add_option("NEW", compare_flags.new_path, "the result to judge against OLD")->required();
+  compare->add_option("--threshold", compare_flags.threshold,
+                      "percent slower, outside noise, that counts as a regression");
+  compare->add_option("--format", compare_flags.format, "table|csv|json|md");
+
+  PlotFlags roofline_flags, ladder_flags;
+  CLI::App* plot = app.add_subcommand("plot", "SVG figures of bench results (no GPU needed)");
+  plot->require_subcommand(1, 1);
+  CLI::App* roofline = plot->add_subcommand(
+      "roofline", "rows by arithmetic intensity and TFLOP/s under the device's ceilings");
+  roofline->add_option("--input", roofline_flags.input, "a bench --format json result")->required();
+  roofline->add_option("--output", roofline_flags.output, "the SVG file to write")->required();
+  roofline->add_option("--device", roofline_flags.device,
+                       "ceilings of a100|h100|h200 (also a100-40gb); default: the file's GPU");
+  CLI::App* ladder =
+      plot->add_subcommand("ladder", "TFLOP/s per kernel (by rung) and size, beside cuBLAS");
+  ladder->add_option("--input", ladder_flags.input, "a bench --format json result")->required();
+  ladder->add_option("--output", ladder_flags.output, "the SVG file to write")->required();
+  ladder->add_option("--shape", ladder_flags.shape, "only this shape, MxNxK");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -463,7 +577,16 @@ int main(int argc, char** argv) {
     std::string message = e.what();
     if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
       message = "'" + std::string(argv[1]) +
-                "' is not a subcommand (want list, bench, verify, analyze or devices)";
+                "' is not a subcommand (want list, bench, verify, analyze, devices, compare or "
+                "plot)";
+    }
+    // `plot` without a known kind: name what was given rather than CLI11's generic sentence.
+    if (plot->count() > 0 && plot->get_subcommands().empty()) {
+      const auto at = std::find(argv + 1, argv + argc, std::string("plot"));
+      const bool named = at + 1 < argv + argc && (*(at + 1))[0] != '-';
+      message =
+          named ? "plot: '" + std::string(*(at + 1)) + "' is not a plot (want roofline or ladder)"
+                : "plot: name a plot (want roofline or ladder)";
     }
     for (char& ch : message) {
       if (ch == '\n') ch = ' ';
@@ -478,6 +601,9 @@ int main(int argc, char** argv) {
     if (bench->parsed()) return run_bench(bench_case, bench_dtype, bench_flags, command);
     if (verify->parsed()) return run_verify(verify_case, verify_dtype, verify_flags);
     if (analyze->parsed()) return run_analyze(analyze_case, analyze_dtype, analyze_flags);
+    if (compare->parsed()) return run_compare(compare_flags);
+    if (roofline->parsed()) return run_plot_roofline(roofline_flags);
+    if (ladder->parsed()) return run_plot_ladder(ladder_flags);
   } catch (const tb::InputError& e) {
     std::cerr << "tilegemm: " << e.what() << "\n";
     return kExitBadInput;
