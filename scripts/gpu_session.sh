@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor ncu-tensor, and regress (every fp32 kernel at 4096^3) (default: all)
+#        sanitize-tensor tensor verify-ts rung15 ncu-tensor, and regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/tilegemm}
@@ -13,9 +13,12 @@ OUT=${OUT:-gpu-out}
 R="$OUT/run"
 mkdir -p "$R"
 TG="$(cd "$BIN" && pwd)/tilegemm"
+TIMING=${TIMING:---rounds 5 --reps 20 --warmup 5}
 # Benchmarks run inside $R with bare output names, so the command recorded in each result file
 # names no machine path.
-bench() { (cd "$R" && "$TG" bench "$@"); }
+# Timing: interleaved rounds (bench --rounds): the card is power-capped, and a kernel timed alone
+# right after another runs at a different clock than the one before it.
+bench() { (cd "$R" && "$TG" bench $TIMING "$@"); }
 STEPS=("$@")
 [ ${#STEPS[@]} -eq 0 ] && STEPS=(info tests fuzz fuzz-tensor sanitize sanitize-tensor tensor seeds \
   ladder ladder-colb cute ncu)
@@ -67,7 +70,7 @@ for step in "${STEPS[@]}"; do
       tail -3 "$R/sanitize.log" | tee -a "$summary"
       ;;
     sanitize-tensor)
-      for t in bf16:bf16 f16:f32 tf32:f32; do
+      for t in ${SANITIZE_TYPES:-bf16:bf16 f16:f32 tf32:f32}; do
         ab=${t%%:*} c=${t##*:}
         run_step "sanitize_${ab}_${c}" env SANITIZE_ARGS="--dtype $ab --dtype-c $c" \
           scripts/sanitize.sh "$TG" "${TENSOR_GLOB:-mma_sync_*}"
@@ -118,6 +121,45 @@ for step in "${STEPS[@]}"; do
       run_step ncu ncu --clock-control none --metrics \
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,gpu__time_duration.sum \
         --csv "$TG" bench --kernels "${NCU_GLOB:-*}" --shape 4096x4096x4096 --warmup 0 --reps 1
+      ;;
+    verify-ts)
+      # The TMA-store epilogue is taken only with beta = 0 and N * element size a multiple of 16:
+      # shapes that take it (and odd M, K, tiles past M in a cluster) in every C layout and type.
+      shapes=()
+      for s in 1000x1000x1000 129x136x72 1x8x8 257x264x1000 4096x4096x4096 4000x1024x64 \
+        127x8x1025 8x256x64 1025x512x33; do shapes+=(--shape "$s"); done
+      for t in bf16:bf16 bf16:f32 f16:f16 f16:f32 tf32:f32; do
+        ab=${t%%:*} c=${t##*:}
+        for lay in "row row row" "row col col" "col row row" "col col col"; do
+          read -r la lb lc <<<"$lay"
+          [ "$ab" = tf32 ] && { la=row; lb=col; }
+          run_step "verify_ts_${ab}_${c}_${la}${lb}${lc}" "$TG" verify --kernels "${TS_GLOB:-wgmma_*}" \
+            --dtype "$ab" --dtype-c "$c" --layout-a "$la" --layout-b "$lb" --layout-c "$lc" \
+            --beta 0 "${shapes[@]}"
+          tail -1 "$R/verify_ts_${ab}_${c}_${la}${lb}${lc}.log" | tee -a "$summary"
+        done
+      done
+      ;;
+    rung15)
+      # The Hopper rungs beside cuBLAS in every type combination: squares 256..8192 and the two
+      # shapes beyond squares of the targets; each A/B layout mix at 4096^3 and 8192^3 for bf16 and
+      # f16; tf32 with K-major A and B (A row-major, B column-major), which its wgmma needs.
+      for t in "${TENSOR_TYPES[@]}"; do
+        ab=${t%%:*} c=${t##*:}
+        lb=row
+        [ "$ab" = tf32 ] && lb=col
+        run_step "bench15_${ab}_${c}" bench --kernels "${W15_GLOB:-wgmma*},auto" --dtype "$ab" \
+          --dtype-c "$c" --layout-b "$lb" --size 256:8192:x2 --shape 8192x1024x8192 \
+          --shape 4096x4096x16384 --format json --output "${TAG}_w15-${ab}-${c}.json"
+      done
+      for ab in bf16 f16; do
+        for mix in "row col" "col row" "col col"; do
+          read -r la lb <<<"$mix"
+          run_step "bench15_${ab}_${la}${lb}" bench --kernels "${W15_GLOB:-wgmma*},auto" \
+            --dtype "$ab" --layout-a "$la" --layout-b "$lb" --shape 4096x4096x4096 \
+            --shape 8192x8192x8192 --format json --output "${TAG}_w15-${ab}-${la}${lb}.json"
+        done
+      done
       ;;
     ncu-tensor)
       # The tensor-core rungs and cuBLAS's kernel at 4096^3 bf16 under ncu: speed of light,

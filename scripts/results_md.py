@@ -42,8 +42,11 @@ def main(path):
     types = sorted({types_of(r) for r in data["results"]})
     print("- types: " + "; ".join(f"A/B {ab}, C {c}" for ab, c in types)
           + " (fp32 accumulation, alpha and beta fp32)")
+    rounds = settings.get('rounds', 1)
+    per_round = f" in each of {rounds} interleaved rounds (every kernel, cuBLAS first, in turn)" \
+        if rounds > 1 else ""
     print(f"- timing: {settings.get('warmup', '?')} warm-up launches, median of "
-          f"{settings.get('reps', '?')} timed launches (one CUDA event pair each), "
+          f"{settings.get('reps', '?')} timed launches{per_round} (one CUDA event pair each), "
           f"L2 {'flushed' if settings.get('cold') else 'warm'}, seed {settings.get('seed', '?')}; "
           "cuBLAS timed in the same process, in the same types, on the same buffers")
     print()

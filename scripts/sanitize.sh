@@ -8,19 +8,21 @@ GLOB=${2:-*}
 # shape and pads: odd sizes with padded leading dimensions take the scalar edge paths; the
 # aligned case (multiples of 4, no padding) takes the 16-byte and cp.async paths.
 # 136x72x24 has every leading dimension a multiple of 8: the 16-byte paths of 16-bit types.
-CASES=("1x1x1 0,0,0" "33x65x17 1,2,3" "132x68x20 0,0,0")
-[ -n "${SANITIZE_ARGS:-}" ] && CASES+=("136x72x24 0,0,0")
+# Each case: shape, pads, beta. beta = 0 with N a multiple of 8 takes the TMA-store epilogue of
+# the Hopper rungs (rows past M in a cluster's second tile included: 136 = 128 + 8).
+CASES=("1x1x1 0,0,0 0.5" "33x65x17 1,2,3 0.5" "132x68x20 0,0,0 0.5")
+[ -n "${SANITIZE_ARGS:-}" ] && CASES+=("136x72x24 0,0,0 0.5" "136x72x24 0,0,0 0")
 LAYOUTS=("row row row" "col col col" "row col row" "col row col")
 failures=0
 runs=0
 for tool in memcheck racecheck synccheck initcheck; do
   for case_ in "${CASES[@]}"; do
-    read -r shape pad <<<"$case_"
+    read -r shape pad beta <<<"$case_"
     for lay in "${LAYOUTS[@]}"; do
       read -r la lb lc <<<"$lay"
       log=$(mktemp)
       compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
-        "$TILEGEMM" verify --kernels "$GLOB" --shape "$shape" --alpha 1.5 --beta 0.5 \
+        "$TILEGEMM" verify --kernels "$GLOB" --shape "$shape" --alpha 1.5 --beta "$beta" \
         --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" --seed 7 \
         ${SANITIZE_ARGS:-} >"$log" 2>&1
       rc=$?

@@ -148,9 +148,14 @@ std::vector<CaseSpec> fuzz_cases(std::int64_t count, std::uint64_t seed, GemmTyp
 // ---------------------------------------------------------------------------------------------
 
 struct TimingOptions {
-  int warmup = 10;    // untimed launches first
-  int reps = 50;      // timed launches, one event pair each
+  int warmup = 10;    // untimed launches first (in every round)
+  int reps = 50;      // timed launches, one event pair each (in every round)
   bool cold = false;  // write a buffer of 2x L2 before each timed launch (outside the events)
+  // Rounds of the shape's timing: in each, every verified kernel (cuBLAS first) runs its warm-up
+  // and reps in turn, and a row's statistics are over all its rounds' samples. With more than
+  // one, the kernels take turns under the same clock and power state, which a power-capped GPU
+  // changes over hundreds of milliseconds.
+  int rounds = 1;
 };
 
 struct TimingStats {
@@ -172,6 +177,8 @@ class Timer {
   Timer& operator=(const Timer&) = delete;
   const Status& init_status() const { return init_; }
   Status time(const LaunchFn& launch, cudaStream_t stream, TimingStats* out);
+  // One round: the warm-up launches, then the timed ones, their milliseconds appended.
+  Status sample(const LaunchFn& launch, cudaStream_t stream, std::vector<float>* samples_ms);
 
  private:
   TimingOptions options_;

@@ -198,6 +198,8 @@ BenchReport bench_report_from_json(std::string_view arg, const std::string& path
   if (const auto s = doc.find("settings"); s != doc.end() && s->is_object()) {
     report.timing.warmup = device_number<int>(*s, "warmup");
     report.timing.reps = device_number<int>(*s, "reps");
+    // Files written before rounds existed timed one round.
+    report.timing.rounds = s->contains("rounds") ? device_number<int>(*s, "rounds") : 1;
     report.timing.cold =
         s->contains("cold") && (*s)["cold"].is_boolean() && (*s)["cold"].get<bool>();
     report.seed = device_number<std::uint64_t>(*s, "seed");

@@ -31,9 +31,7 @@ class Stream {
   }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
-  Status status() const {
-    return from_cuda_error(err_);
-  }
+  Status status() const { return from_cuda_error(err_); }
   cudaStream_t get() const { return stream_; }
 
  private:
@@ -46,31 +44,53 @@ void mark_failed(BenchRow* row, const std::string& detail) {
   row->detail = detail;
 }
 
-// Verify with run_and_check, then (only if right) reset C once and time. Fills the row.
-void verify_and_time(Testbed& testbed, Timer& timer, cudaStream_t stream, const Testbed::RunFn& run,
-                     BenchRow* row) {
+// Verifies with run_and_check; a wrong result fails the row, which is then never timed.
+bool verify(Testbed& testbed, cudaStream_t stream, const Testbed::RunFn& run, BenchRow* row) {
   const CheckResult check = testbed.run_and_check(run, stream);
   row->rel_error = check.rel_error;
   row->tolerance = check.tolerance;
   if (!check.passed) {
     mark_failed(row, check.detail.empty() ? "verification failed" : check.detail);
-    return;
+    return false;
   }
+  return true;
+}
+
+// A verified row waiting for its timing rounds.
+struct Timed {
+  std::size_t row;  // index into the shape's rows
+  Testbed::RunFn run;
+  std::vector<float> samples_ms;
+};
+
+// Times every verified row of a shape in `rounds` rounds (each row's warm-up and reps in turn,
+// cuBLAS first), C reset once before the first, and fills the rows' statistics.
+void time_rows(Testbed& testbed, Timer& timer, cudaStream_t stream, int rounds,
+               std::vector<Timed>& timed, std::vector<BenchRow>& rows) {
+  if (timed.empty()) return;
   if (Status s = testbed.reset_c(stream); !s.ok()) {
-    mark_failed(row, "reset_c: " + s.message());
+    for (const Timed& t : timed) mark_failed(&rows[t.row], "reset_c: " + s.message());
     return;
   }
   const Problem& problem = testbed.problem();
-  TimingStats stats;
-  const Status s = timer.time([&](cudaStream_t st) { return run(problem, st); }, stream, &stats);
-  if (!s.ok()) {
-    mark_failed(row, "timing: " + s.message());
-    return;
+  for (int round = 0; round < rounds; ++round) {
+    for (Timed& t : timed) {
+      BenchRow& row = rows[t.row];
+      if (row.status == RowStatus::kFailed) continue;
+      const Status s =
+          timer.sample([&](cudaStream_t st) { return t.run(problem, st); }, stream, &t.samples_ms);
+      if (!s.ok()) mark_failed(&row, "timing: " + s.message());
+    }
   }
-  row->median_ms = stats.median_ms;
-  row->min_ms = stats.min_ms;
-  row->max_ms = stats.max_ms;
-  row->tflops = tflops(row->shape, stats.median_ms);
+  for (Timed& t : timed) {
+    BenchRow& row = rows[t.row];
+    if (row.status == RowStatus::kFailed) continue;
+    const TimingStats stats = summarize_ms(std::move(t.samples_ms));
+    row.median_ms = stats.median_ms;
+    row.min_ms = stats.min_ms;
+    row.max_ms = stats.max_ms;
+    row.tflops = tflops(row.shape, stats.median_ms);
+  }
 }
 
 }  // namespace
@@ -163,24 +183,24 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
       shape_error = "testbed: " + testbed.init_status().message();
     }
 
+    // Every row of the shape is verified first, then the verified ones are timed together.
+    std::vector<BenchRow> rows;
+    std::vector<Timed> timed;
     announce("cublas", shape);
     BenchRow cublas_row = base;
     cublas_row.kernel = "cublas";
+    Testbed::RunFn cublas_run = [&](const Problem& p, cudaStream_t st) {
+      return cublas.gemm(p, st);
+    };
     if (!shape_error.empty()) {
       mark_failed(&cublas_row, shape_error);
-    } else {
-      verify_and_time(
-          testbed, timer, stream.get(),
-          [&](const Problem& p, cudaStream_t st) { return cublas.gemm(p, st); }, &cublas_row);
+    } else if (verify(testbed, stream.get(), cublas_run, &cublas_row)) {
+      timed.push_back(Timed{rows.size(), cublas_run, {}});
     }
-    const double cublas_ms = cublas_row.median_ms;
-    cublas_row.cublas_ms = cublas_ms;
-    if (cublas_row.status == RowStatus::kOk) cublas_row.cublas_ratio = 1.0;
-    report.rows.push_back(cublas_row);
+    rows.push_back(cublas_row);
 
     for (const std::string& name : request.kernels) {
       BenchRow row = base;
-      row.cublas_ms = cublas_ms;
       const bool is_auto = name == "auto";
       const KernelInfo* info = nullptr;
       if (shape_error.empty()) {
@@ -205,12 +225,20 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
         row.detail = "can_implement is false for this problem";
       } else {
         const std::string run_name = is_auto ? std::string("auto") : name;
-        verify_and_time(
-            testbed, timer, stream.get(),
-            [&](const Problem& p, cudaStream_t st) { return gemm(p, run_name, st); }, &row);
-        if (row.status == RowStatus::kOk && cublas_ms > 0.0) {
-          row.cublas_ratio = cublas_ms / row.median_ms;
-        }
+        Testbed::RunFn run = [run_name](const Problem& p, cudaStream_t st) {
+          return gemm(p, run_name, st);
+        };
+        if (verify(testbed, stream.get(), run, &row)) timed.push_back(Timed{rows.size(), run, {}});
+      }
+      rows.push_back(row);
+    }
+
+    time_rows(testbed, timer, stream.get(), request.timing.rounds, timed, rows);
+    const double cublas_ms = rows.front().median_ms;
+    for (BenchRow& row : rows) {
+      row.cublas_ms = cublas_ms;
+      if (row.status == RowStatus::kOk && cublas_ms > 0.0) {
+        row.cublas_ratio = cublas_ms / row.median_ms;
       }
       report.rows.push_back(row);
     }
@@ -221,7 +249,8 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
 std::string dtype_flags(GemmTypes types) {
   if (types == GemmTypes{}) return "";
   std::string flags = std::string("--dtype ") + dtype_name(types.ab);
-  if (types.c != default_c_dtype(types.ab)) flags += std::string(" --dtype-c ") + dtype_name(types.c);
+  if (types.c != default_c_dtype(types.ab))
+    flags += std::string(" --dtype-c ") + dtype_name(types.c);
   return flags;
 }
 

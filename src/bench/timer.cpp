@@ -75,7 +75,7 @@ double tflops(const Shape& shape, double elapsed_ms) {
 }
 
 Timer::Timer(const TimingOptions& options, std::int64_t l2_bytes) : options_(options) {
-  if (options_.reps < 1 || options_.warmup < 0) {
+  if (options_.reps < 1 || options_.warmup < 0 || options_.rounds < 1) {
     init_ = Status(StatusCode::kNotSupported);
     return;
   }
@@ -91,6 +91,13 @@ Timer::~Timer() {
 }
 
 Status Timer::time(const LaunchFn& launch, cudaStream_t stream, TimingStats* out) {
+  std::vector<float> samples;
+  if (Status s = sample(launch, stream, &samples); !s.ok()) return s;
+  *out = summarize_ms(std::move(samples));
+  return Status();
+}
+
+Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<float>* samples_ms) {
   if (!init_.ok()) return init_;
   for (int i = 0; i < options_.warmup; ++i) {
     if (Status s = launch(stream); !s.ok()) return s;
@@ -112,14 +119,14 @@ Status Timer::time(const LaunchFn& launch, cudaStream_t stream, TimingStats* out
     if (Status s = cuda_status(cudaEventRecord(events.stop(i), stream)); !s.ok()) return s;
   }
   if (Status s = cuda_status(cudaStreamSynchronize(stream)); !s.ok()) return s;
-  std::vector<float> samples(reps, 0.0f);
   for (std::size_t i = 0; i < reps; ++i) {
-    if (Status s = cuda_status(cudaEventElapsedTime(&samples[i], events.start(i), events.stop(i)));
+    float ms = 0.0f;
+    if (Status s = cuda_status(cudaEventElapsedTime(&ms, events.start(i), events.stop(i)));
         !s.ok()) {
       return s;
     }
+    samples_ms->push_back(ms);
   }
-  *out = summarize_ms(std::move(samples));
   return Status();
 }
 

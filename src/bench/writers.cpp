@@ -71,7 +71,11 @@ std::string mib(std::int64_t bytes) {
 
 std::string settings_line(const BenchReport& r) {
   std::string line = "warmup " + std::to_string(r.timing.warmup) + ", reps " +
-                     std::to_string(r.timing.reps) + ", L2 " +
+                     std::to_string(r.timing.reps) +
+                     (r.timing.rounds > 1 ? " x " + std::to_string(r.timing.rounds) +
+                                                " interleaved rounds"
+                                          : std::string()) +
+                     ", L2 " +
                      (r.timing.cold ? "flushed before each launch" : "warm") + ", seed " +
                      std::to_string(r.seed);
   if (!r.rows.empty()) {
@@ -391,6 +395,7 @@ json to_json(const BenchReport& report) {
               {"settings",
                {{"warmup", report.timing.warmup},
                 {"reps", report.timing.reps},
+                {"rounds", report.timing.rounds},
                 {"cold", report.timing.cold},
                 {"seed", report.seed}}},
               {"results", rows},

@@ -556,6 +556,7 @@ TEST(Writers, BenchJsonHasDeviceSettingsAndResults) {
   EXPECT_EQ(d["driver_version"], "13.0");
   EXPECT_EQ(j["settings"]["warmup"], 3);
   EXPECT_EQ(j["settings"]["reps"], 7);
+  EXPECT_EQ(j["settings"]["rounds"], 1);
   EXPECT_EQ(j["settings"]["cold"], false);
   EXPECT_EQ(j["settings"]["seed"], 9);
   ASSERT_EQ(j["results"].size(), 3u);

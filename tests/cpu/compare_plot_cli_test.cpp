@@ -192,6 +192,8 @@ TEST(CliBench, OutputAndProviderFlagsAreCheckedBeforeTheGpu) {
       {"--output r.json --output r.json", "tilegemm: --output: 'r.json' given twice"},
       {"--providers cutlass", "tilegemm: --providers: 'cutlass' is not a provider"},
       {"--providers cublas --kernels naive", "tilegemm: --kernels: selects tilegemm kernels"},
+      {"--rounds 0", "tilegemm: --rounds: '0' must be >= 1"},
+      {"--rounds two", "tilegemm: --rounds: 'two' is not an integer"},
   };
   for (const auto& [args, message] : cases) {
     const RunResult r = run_cli(std::string("bench --shape 64x64x64 ") + args);

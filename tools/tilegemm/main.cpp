@@ -172,7 +172,7 @@ int run_devices(const std::string& format_text) {
 
 struct BenchFlags {
   std::string kernels = "*";
-  std::string warmup = "10", reps = "50";
+  std::string warmup = "10", reps = "50", rounds = "1";
   bool cold = false;
   std::string format = "table";
   std::vector<std::string> outputs;
@@ -206,6 +206,7 @@ int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
   request.seed = tb::parse_seed("--seed", cf.seed);
   request.timing.warmup = static_cast<int>(tb::parse_int("--warmup", bf.warmup, 0, 100000));
   request.timing.reps = static_cast<int>(tb::parse_int("--reps", bf.reps, 1, 100000));
+  request.timing.rounds = static_cast<int>(tb::parse_int("--rounds", bf.rounds, 1, 1000));
   request.timing.cold = bf.cold;
   const tb::Format format = tb::parse_format("--format", bf.format);
   const std::vector<tb::OutputFile> outputs = tb::plan_outputs(
@@ -491,7 +492,10 @@ int main(int argc, char** argv) {
   add_scalar_flags(bench, &bench_case);
   add_dtype_flags(bench, &bench_dtype);
   bench->add_option("--warmup", bench_flags.warmup, "untimed launches before timing");
-  bench->add_option("--reps", bench_flags.reps, "timed launches (one event pair each)");
+  bench->add_option("--reps", bench_flags.reps, "timed launches (one event pair each) per round");
+  bench->add_option("--rounds", bench_flags.rounds,
+                    "timing rounds per shape: every verified kernel, cuBLAS first, runs its "
+                    "warm-up and reps in turn, so all see the same clock and power state");
   bench->add_flag("--cold", bench_flags.cold, "flush L2 (write 2x its size) before each launch");
   bench_flags.format_option = bench->add_option(
       "--format", bench_flags.format, "table|csv|json|md (of the one --output, else of stdout)");

@@ -27,49 +27,23 @@
 // Needs A and B 16-byte aligned with a leading dimension of a multiple of 16 bytes (what a
 // tensor map can describe); other problems go to rung 13's `_anyalign` instances.
 // The floor and the prediction: docs/perf-notes.md, "Rung 14"; measured numbers: bench/results.
-#include <string>
-#include <utility>
-
 #include "../families.hpp"
 #include "wgmma_tma.cuh"
 
 namespace tilegemm::kernels {
 
-namespace {
-
-template <class C>
-void add_instance(Registry& r, const char* why) {
-  KernelInfo k;
-  k.name = "wgmma_" + C::tag();
-  k.family = "wgmma";
-  k.rung = 14;
-  k.tile = C::tile_config();
-  k.desc.op_class = OpClass::kWgmma;
-  k.desc.types = hopper::computed_types<C>();
-  k.desc.accumulator = DType::kF32;
-  k.desc.align_a = 16 / C::kElemBytes;  // tensor maps: 16-byte base and pitch
-  k.desc.align_b = 16 / C::kElemBytes;
-  k.desc.align_c = 1;
-  k.desc.min_cc = 90;  // sm_90a code: Hopper only
-  k.desc.max_cc = 90;
-  k.summary = std::string("wgmma m64n") + std::to_string(C::BN) +
-              (C::kTf32 ? "k8 tf32" : "k16 bf16/f16") + ", TMA " + std::to_string(C::STAGES) +
-              "-stage ring, producer + 2 consumer warpgroups, persistent, " + why;
-  k.can_implement = hopper::can_implement<C>;
-  k.launch = hopper::launch<C>;
-  k.device_function = hopper::device_function<C>;
-  r.push_back(std::move(k));
-}
-
-}  // namespace
-
 void register_wgmma(Registry& r) {
   using hopper::Config;
+  using hopper::describe;
   constexpr bool kTf32 = true, k16Bit = false;
-  add_instance<Config<256, 4, k16Bit>>(r, "every A/B layout mix");
-  add_instance<Config<128, 6, k16Bit>>(r, "every A/B layout mix, twice the tiles of 128x256");
-  add_instance<Config<256, 4, kTf32>>(r, "K-major A and B (A row-major, B column-major)");
-  add_instance<Config<128, 6, kTf32>>(r, "K-major A and B, twice the tiles of 128x256");
+  constexpr const char* kFamily = "wgmma";
+  r.push_back(describe<Config<256, 4, k16Bit>>(kFamily, 14, "every A/B layout mix"));
+  r.push_back(describe<Config<128, 6, k16Bit>>(kFamily, 14,
+                                               "every A/B layout mix, twice the tiles of 128x256"));
+  r.push_back(describe<Config<256, 4, kTf32>>(kFamily, 14,
+                                              "K-major A and B (A row-major, B column-major)"));
+  r.push_back(
+      describe<Config<128, 6, kTf32>>(kFamily, 14, "K-major A and B, twice the tiles of 128x256"));
 }
 
 }  // namespace tilegemm::kernels

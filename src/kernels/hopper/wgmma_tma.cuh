@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../../core/device_runtime.hpp"
+#include "../../core/kernel_registry.hpp"
 #include "../common.cuh"
 #include "../tensor_common.cuh"
 #include "tma.hpp"
@@ -54,10 +55,15 @@ struct Tf32 {
 
 // ---- Configuration -----------------------------------------------------------------------------
 
-/// @tparam BN_      block tile N: 128 or 256 (one m64nBNk instruction per consumer and k-step)
-/// @tparam STAGES_  shared-memory ring depth
-/// @tparam TF32_    tf32 (4-byte elements) instead of bf16/f16
-template <int BN_, int STAGES_, bool TF32_>
+/// @tparam BN_         block tile N: 128 or 256 (one m64nBNk instruction per consumer and k-step)
+/// @tparam STAGES_     shared-memory ring depth
+/// @tparam TF32_       tf32 (4-byte elements) instead of bf16/f16
+/// @tparam CLUSTER_    CTAs per cluster along M (1 or 2): a pair computes two vertically
+///                     adjacent tiles and each CTA loads half of their shared B tile, multicast
+///                     into both (rung 15)
+/// @tparam TMA_STORE_  with beta = 0, C leaves through shared memory and TMA stores where they
+///                     are exact (rung 15); otherwise straight from the registers
+template <int BN_, int STAGES_, bool TF32_, int CLUSTER_ = 1, bool TMA_STORE_ = false>
 struct Config {
   static constexpr int kConsumers = 2;         // consumer warpgroups, 64 rows of C each
   static constexpr int BM = 64 * kConsumers;   // 128
@@ -71,19 +77,28 @@ struct Config {
   static constexpr int kATileBytes = BM * BK * kElemBytes;
   static constexpr int kBTileBytes = BN * BK * kElemBytes;
   static constexpr int kStageBytes = kATileBytes + kBTileBytes;
-  // The ring, plus 1 KiB to align it to the 1024-byte swizzle atom (dynamic shared memory is
-  // only 16-byte aligned); the mbarriers are static shared memory.
-  static constexpr int kSmemBytes = STAGES * kStageBytes + 1024;
+  static constexpr int kCluster = CLUSTER_;
+  static constexpr bool kTmaStore = TMA_STORE_;
+  // The epilogue's staging: per consumer two buffers of 64 rows x 128 bytes of C (one TMA store
+  // box each, 128-byte swizzled), written while the other one is being stored.
+  static constexpr int kEpiBufBytes = 64 * kRowBytes;
+  static constexpr int kEpiBytes = TMA_STORE_ ? kConsumers * 2 * kEpiBufBytes : 0;
+  // The ring and the staging, plus 1 KiB to align them to the 1024-byte swizzle atom (dynamic
+  // shared memory is only 16-byte aligned); the mbarriers are static shared memory.
+  static constexpr int kSmemBytes = STAGES * kStageBytes + kEpiBytes + 1024;
   // Registers after setmaxnreg: the producer gives up what the consumers' 64 x BN accumulator
   // tiles need (128 x 40 + 256 x 232 = 64512 <= 65536).
   static constexpr int kProducerRegs = 40;
   static constexpr int kConsumerRegs = 232;
   static_assert(BN == 128 || BN == 256, "one wgmma of N = BN per consumer and k-step");
+  static_assert(CLUSTER_ == 1 || CLUSTER_ == 2, "pairs of CTAs along M at most");
   static_assert(kSmemBytes <= 227 * 1024, "the ring fits the opt-in shared memory");
 
   static std::string tag() {
     return std::string(TF32_ ? "tf32_" : "") + "128x" + std::to_string(BN) + "x" +
-           std::to_string(BK) + "_s" + std::to_string(STAGES);
+           std::to_string(BK) + "_s" + std::to_string(STAGES) +
+           (CLUSTER_ > 1 ? "_c" + std::to_string(CLUSTER_) : std::string()) +
+           (TMA_STORE_ ? "_ts" : "");
   }
   static TileConfig tile_config() {
     TileConfig t;
@@ -97,6 +112,7 @@ struct Config {
     t.threads = kThreads;
     t.stages = STAGES;
     t.smem_bytes = kSmemBytes;
+    t.cluster_m = CLUSTER_;
     return t;
   }
 };
@@ -109,8 +125,9 @@ struct Params {
   void* c;
   std::int64_t ldc;
   int tiles_m, tiles_n, k_tiles;
-  int raster_group;  // tile-rows walked before moving one tile-column right
+  int raster_group;  // tile-rows (cluster tile-rows) walked before moving one column right
   int c_vec2;        // C's base and ldc allow 2-element vector accesses at even columns
+  int c_tma;         // the epilogue stores C with TMA (Config::kTmaStore, beta = 0, exact)
 };
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
@@ -152,6 +169,70 @@ __device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map))
                : "memory");
+}
+// The same box written into the same shared-memory offset of every CTA in `mask`, completing
+// its bytes on the barrier at the same offset in each.
+__device__ __forceinline__ void tma_load_2d_multicast(std::uint32_t dst, const CUtensorMap* map,
+                                                      int c0, int c1, std::uint32_t bar,
+                                                      std::uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+      : "memory");
+}
+// One box from shared memory to global memory (rows and 16-byte column granules past the
+// extents are dropped), in the thread's current bulk group.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, std::uint32_t src, int c0,
+                                             int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+          reinterpret_cast<std::uint64_t>(map)),
+      "r"(src), "r"(c0), "r"(c1)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Waits until the thread's bulk stores have read their shared memory (not yet written global).
+__device__ __forceinline__ void bulk_wait_read_all() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+__device__ __forceinline__ void bulk_wait_all() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+// Orders this thread's generic-proxy shared-memory writes before later async-proxy (TMA) reads.
+__device__ __forceinline__ void fence_proxy_async_smem() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void st_shared_b32(std::uint32_t addr, std::uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ void st_shared_v2_f32(std::uint32_t addr, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
+}
+__device__ __forceinline__ std::uint32_t cluster_ctarank() {
+  std::uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+// Every thread of every CTA in the cluster: release what it wrote, acquire what the others did.
+// Not .aligned: the producer warp reaches it with its lanes apart.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+// Arrive on the barrier at the same shared-memory offset in CTA `rank` of the cluster. Default
+// semantics (release at CTA scope): the arrival publishes no data, it only says that this
+// consumer's wgmmas, already waited for, are done reading the stage.
+__device__ __forceinline__ void mbar_arrive_cluster(std::uint32_t bar, std::uint32_t rank) {
+  asm volatile(
+      "{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
 }
 __device__ __forceinline__ void wgmma_fence() {
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -199,7 +280,8 @@ __host__ __device__ constexpr std::uint64_t smem_desc(std::uint32_t addr, std::u
 template <class Cfg, class E, class CT, bool A_K, bool B_K>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap tma_a,
-                 const __grid_constant__ CUtensorMap tma_b, const Params p) {
+                 const __grid_constant__ CUtensorMap tma_b,
+                 const __grid_constant__ CUtensorMap tma_c, const Params p) {
 #if !TILEGEMM_WGMMA_DEVICE
 #if defined(__CUDA_ARCH__)
   __trap();  // built for sm_90a only; min_cc = max_cc = 90 keeps other GPUs from launching it
@@ -210,6 +292,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr int BK = Cfg::BK;
   constexpr int STAGES = Cfg::STAGES;
   constexpr int RB = Cfg::kRowBytes;
+  constexpr int CL = Cfg::kCluster;
   using Op = Wgmma<BN, E>;
   constexpr int KSTEPS = BK / Op::kInstK;  // instructions per stage: 4
   static_assert(A_K && B_K || E::kBytes == 2, "tf32 operands are K-major only");
@@ -218,7 +301,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr int kMnChunk = RB / E::kBytes;  // 64
 
   __shared__ __align__(8) std::uint64_t full_bar[STAGES];   // stage s loaded (TMA bytes landed)
-  __shared__ __align__(8) std::uint64_t empty_bar[STAGES];  // stage s read by both consumers
+  __shared__ __align__(8) std::uint64_t empty_bar[STAGES];  // stage s read by every consumer
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const std::uint32_t ring = (smem_addr(smem_raw) + 1023u) & ~1023u;
   const std::uint32_t full0 = smem_addr(&full_bar[0]);
@@ -230,13 +313,27 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full0 + 8 * s, 1);
-      mbar_init(empty0 + 8 * s, Cfg::kConsumers);
+      // A stage's B tile is written into every CTA of the cluster: it is free again only when
+      // the consumers of all of them are done with it.
+      mbar_init(empty0 + 8 * s, Cfg::kConsumers * CL);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  __syncthreads();
+  // Clusters: no CTA may multicast into, or arrive on, a peer's barriers before they exist.
+  if constexpr (CL > 1) {
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
 
-  const int tiles = p.tiles_m * p.tiles_n;
+  // A cluster walks cluster tiles (CL vertically adjacent tiles); CTA `rank` of it computes
+  // tile-row CL * tm + rank. A CTA whose tile-row is past M still loads its share of B for its
+  // peer, reads zeros for A and stores nothing.
+  const int rank = CL > 1 ? static_cast<int>(cluster_ctarank()) : 0;
+  const int cluster_id = static_cast<int>(blockIdx.x) / CL;
+  const int clusters = static_cast<int>(gridDim.x) / CL;
+  const int tiles_mc = (p.tiles_m + CL - 1) / CL;
+  const int tiles = tiles_mc * p.tiles_n;
   if (wg == 0) {
     // ---- Producer: one thread walks the CTA's tiles and K, keeping the ring full ----
     setmaxnreg_dec<Cfg::kProducerRegs>();
@@ -245,10 +342,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       prefetch_tensor_map(&tma_b);
       int stage = 0;
       std::uint32_t phase = 0;
-      for (int tile = static_cast<int>(blockIdx.x); tile < tiles;
-           tile += static_cast<int>(gridDim.x)) {
-        const views::TileCoord tc = views::raster_tile(tile, p.tiles_m, p.tiles_n, p.raster_group);
-        const int m0 = tc.m * BM;
+      for (int tile = cluster_id; tile < tiles; tile += clusters) {
+        const views::TileCoord tc = views::raster_tile(tile, tiles_mc, p.tiles_n, p.raster_group);
+        const int m0 = (tc.m * CL + rank) * BM;
         const int n0 = tc.n * BN;
         for (int kt = 0; kt < p.k_tiles; ++kt) {
           mbar_wait(empty0 + 8 * stage, phase ^ 1u);
@@ -265,12 +361,30 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
               tma_load_2d(a_dst + c * kChunkBytes, &tma_a, m0 + c * kMnChunk, k0, bar);
             }
           }
-          if constexpr (B_K) {
-            tma_load_2d(b_dst, &tma_b, k0, n0, bar);
-          } else {
+          if constexpr (CL == 1) {
+            if constexpr (B_K) {
+              tma_load_2d(b_dst, &tma_b, k0, n0, bar);
+            } else {
 #pragma unroll
-            for (int c = 0; c < BN / kMnChunk; ++c) {
-              tma_load_2d(b_dst + c * kChunkBytes, &tma_b, n0 + c * kMnChunk, k0, bar);
+              for (int c = 0; c < BN / kMnChunk; ++c) {
+                tma_load_2d(b_dst + c * kChunkBytes, &tma_b, n0 + c * kMnChunk, k0, bar);
+              }
+            }
+          } else {
+            // This CTA's 1/CL of the B tile, into every CTA of the cluster.
+            constexpr std::uint16_t kAll = (1u << CL) - 1u;
+            if constexpr (B_K) {
+              constexpr int kRows = BN / CL;  // the map's box is kRows lines of K
+              tma_load_2d_multicast(b_dst + rank * kRows * RB, &tma_b, k0, n0 + rank * kRows,
+                                    bar, kAll);
+            } else {
+              constexpr int kChunks = BN / kMnChunk / CL;
+#pragma unroll
+              for (int i = 0; i < kChunks; ++i) {
+                const int c = rank * kChunks + i;
+                tma_load_2d_multicast(b_dst + c * kChunkBytes, &tma_b, n0 + c * kMnChunk, k0, bar,
+                                      kAll);
+              }
             }
           }
           if (++stage == STAGES) {
@@ -280,6 +394,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
       }
     }
+    if constexpr (CL > 1) cluster_sync();  // stay until the peers are done with this CTA
     return;
   }
 
@@ -296,9 +411,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   float d[BN / 2];
   int stage = 0;
   std::uint32_t phase = 0;
-  for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
-    const views::TileCoord tc = views::raster_tile(tile, p.tiles_m, p.tiles_n, p.raster_group);
-    const int m0 = tc.m * BM;
+  for (int tile = cluster_id; tile < tiles; tile += clusters) {
+    const views::TileCoord tc = views::raster_tile(tile, tiles_mc, p.tiles_n, p.raster_group);
+    const int m0 = (tc.m * CL + rank) * BM;
     const int n0 = tc.n * BN;
     for (int kt = 0; kt < p.k_tiles; ++kt) {
       mbar_wait(full0 + 8 * stage, phase);
@@ -320,16 +435,74 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
       wgmma_commit();
       wgmma_wait<0>();
-      if (tid == 0) mbar_arrive(empty0 + 8 * stage);  // this consumer is done with the stage
+      // This consumer is done with the stage, in every CTA whose producer wrote into it.
+      if (tid == 0) {
+        if constexpr (CL == 1) {
+          mbar_arrive(empty0 + 8 * stage);
+        } else {
+          mbar_arrive(empty0 + 8 * stage);
+#pragma unroll
+          for (int r = 1; r < CL; ++r) mbar_arrive_cluster(empty0 + 8 * stage, (rank + r) % CL);
+        }
+      }
       if (++stage == STAGES) {
         stage = 0;
         phase ^= 1u;
       }
     }
+    if (m0 >= p.m) continue;  // a cluster's tile-row past M: nothing to store
 
-    // ---- Epilogue from the registers: thread (warp, lane) holds, for each n8 chunk j, rows
-    // 16 warp + lane / 4 (+ 8) and columns 8 j + 2 (lane % 4) + {0, 1}. The producer is already
-    // filling the ring with the next tile meanwhile. ----
+    // ---- Epilogue: thread (warp, lane) holds, for each n8 chunk j, rows 16 warp + lane / 4
+    // (+ 8) and columns 8 j + 2 (lane % 4) + {0, 1}. The producer is already filling the ring
+    // with the next tile meanwhile. ----
+    if constexpr (Cfg::kTmaStore) {
+      if (p.c_tma != 0) {
+        // Through shared memory: 64-row x 128-byte chunks of this consumer's rows, each written
+        // into one of two staging buffers in the 128-byte swizzled layout of the C tensor map
+        // (bank-conflict free: the 8 rows of a store land in 8 different 16-byte columns), then
+        // stored by one TMA box while the next chunk is written into the other buffer.
+        constexpr int kChunkCols = RB / static_cast<int>(sizeof(CT));  // 64 (16-bit) or 32
+        constexpr int kChunks = BN / kChunkCols;
+        constexpr int kN8 = kChunkCols / 8;  // accumulator n8 groups per chunk
+        static_assert(kChunks % 2 == 0, "buffer parity carries over from tile to tile");
+        const std::uint32_t stage_c = ring + STAGES * Cfg::kStageBytes +
+                                      static_cast<std::uint32_t>(cw * 2 * Cfg::kEpiBufBytes);
+#pragma unroll
+        for (int ch = 0; ch < kChunks; ++ch) {
+          const std::uint32_t buf = stage_c + (ch & 1) * Cfg::kEpiBufBytes;
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int r = 16 * warp + lane / 4 + 8 * h;
+            const std::uint32_t row_addr = buf + static_cast<std::uint32_t>(r * RB);
+#pragma unroll
+            for (int j8 = 0; j8 < kN8; ++j8) {
+              const int j = ch * kN8 + j8;
+              const float x = p.alpha * d[4 * j + 2 * h];
+              const float y = p.alpha * d[4 * j + 2 * h + 1];
+              const int byte = (8 * j8 + 2 * (lane % 4)) * static_cast<int>(sizeof(CT));
+              const int swizzled = (((byte >> 4) ^ (r & 7)) << 4) | (byte & 15);
+              const std::uint32_t addr = row_addr + static_cast<std::uint32_t>(swizzled);
+              if constexpr (sizeof(CT) == 4) {
+                st_shared_v2_f32(addr, x, y);
+              } else {
+                CT pair[2];
+                OutC<CT>::store2(pair, x, y);
+                st_shared_b32(addr, *reinterpret_cast<const std::uint32_t*>(pair));
+              }
+            }
+          }
+          fence_proxy_async_smem();
+          // The previous chunk's store has read the other buffer, which the next chunk writes.
+          if (tid == 0) bulk_wait_read_all();
+          named_barrier_sync(1 + cw, 128);
+          if (tid == 0) {
+            tma_store_2d(&tma_c, buf, n0 + ch * kChunkCols, m0 + 64 * cw);
+            bulk_commit();
+          }
+        }
+        continue;
+      }
+    }
     const int rows_left = p.m - m0;
     const int cols_left = p.n - n0;
 #pragma unroll
@@ -345,6 +518,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     }
   }
+  // The shared memory the stores read stays allocated until they are done with it.
+  if constexpr (Cfg::kTmaStore) {
+    if (tid == 0) bulk_wait_all();
+  }
+  if constexpr (CL > 1) cluster_sync();
 #endif  // TILEGEMM_WGMMA_DEVICE
 }
 
@@ -356,19 +534,27 @@ inline Problem oriented(const Problem& p) {
   return p.c.layout == Layout::kRowMajor ? p : views::mirrored(p);
 }
 
-using KernelFn = void (*)(CUtensorMap, CUtensorMap, Params);
+using KernelFn = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, Params);
+
+// How many clusters of a kernel fit on the GPU at once, per device (0: not asked yet).
+struct ClusterCache {
+  static constexpr int kDevices = 64;
+  std::atomic<int> max_active[kDevices] = {};
+};
 
 struct KernelRef {
   const void* fn = nullptr;
   std::atomic<std::uint64_t>* opted_in = nullptr;
+  ClusterCache* clusters = nullptr;
   bool a_k = true, b_k = true;
 };
 
 template <class Cfg, class E, class CT, bool A_K, bool B_K>
 KernelRef kernel_ref() {
   static std::atomic<std::uint64_t> opted_in{0};
+  static ClusterCache clusters;
   return KernelRef{reinterpret_cast<const void*>(&wgmma_kernel<Cfg, E, CT, A_K, B_K>), &opted_in,
-                   A_K, B_K};
+                   &clusters, A_K, B_K};
 }
 
 template <class Cfg, class E, class CT>
@@ -442,12 +628,14 @@ bool can_implement(const Problem& problem) {
          tensor_map_describable(q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld);
 }
 
-// Tile-rows per raster group: about the square root of a wave's tiles, scaled by the aspect.
+// Rows of cluster tiles per raster group, so that a wave of tiles covers a square: about the
+// square root of a wave's tiles, scaled by the aspect, over the cluster height.
 template <class Cfg>
-int raster_group(int tiles_m) {
+int raster_group(int tiles_mc) {
   const double wave = static_cast<double>(runtime::sm_count());
   return views::clamp_raster_group(
-      static_cast<int>(std::lround(std::sqrt(wave * Cfg::BN / Cfg::BM))), tiles_m);
+      static_cast<int>(std::lround(std::sqrt(wave * Cfg::BN / Cfg::BM) / Cfg::kCluster)),
+      tiles_mc);
 }
 
 template <class Cfg>
@@ -463,6 +651,7 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   // BM / 64 (BN / 64) boxes per stage.
   constexpr int kMnChunk = Cfg::kRowBytes / Cfg::kElemBytes;
   CUtensorMap ma{}, mb{};
+  // In a cluster each CTA loads 1/kCluster of a K-major B tile.
   const OperandGeometry ga = a_geometry(q);
   const OperandGeometry gb = b_geometry(q);
   if (cudaError_t err = make_tensor_map(&ma, q.a.dtype, q.a.data, ga.rows, ga.cols, q.a.ld,
@@ -470,8 +659,9 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = make_tensor_map(&mb, q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld,
-                                        k.b_k ? Cfg::BN : Cfg::BK, k.b_k ? Cfg::BK : kMnChunk);
+  if (cudaError_t err =
+          make_tensor_map(&mb, q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld,
+                          k.b_k ? Cfg::BN / Cfg::kCluster : Cfg::BK, k.b_k ? Cfg::BK : kMnChunk);
       err != cudaSuccess) {
     return err;
   }
@@ -486,22 +676,91 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   prm.tiles_m = static_cast<int>(ceil_div(q.m, Cfg::BM));
   prm.tiles_n = static_cast<int>(ceil_div(q.n, Cfg::BN));
   prm.k_tiles = static_cast<int>(ceil_div(q.k, Cfg::BK));
-  prm.raster_group = raster_group<Cfg>(prm.tiles_m);
+  prm.raster_group = raster_group<Cfg>(static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)));
   const std::size_t c_bytes = dtype_bytes(q.c.dtype);
   prm.c_vec2 = q.c.ld % 2 == 0 && reinterpret_cast<std::uintptr_t>(q.c.data) % (2 * c_bytes) == 0;
-  // Persistent: one CTA per SM (or per tile when there are fewer), each walking tiles
-  // blockIdx.x, + gridDim.x, ... in the rasterised order.
-  const int tiles = prm.tiles_m * prm.tiles_n;
-  const dim3 grid(static_cast<unsigned>(std::min(tiles, runtime::sm_count())));
-  void* args[] = {&ma, &mb, &prm};
-  const cudaError_t err = cudaLaunchKernel(k.fn, grid, dim3(Cfg::kThreads), args,
-                                           static_cast<std::size_t>(Cfg::kSmemBytes), stream);
+  // TMA stores only where they are exact: beta = 0 (C is not read), C describable by a tensor
+  // map, and N * element size a multiple of 16 bytes, since a store clips columns past N only
+  // to 16-byte granules and C may be a view inside a wider matrix.
+  CUtensorMap mc{};
+  prm.c_tma = Cfg::kTmaStore && q.beta == 0.0f &&
+              (q.n * static_cast<std::int64_t>(c_bytes)) % 16 == 0 &&
+              tensor_map_describable(q.c.dtype, q.c.data, q.m, q.n, q.c.ld);
+  if (prm.c_tma != 0) {
+    if (cudaError_t err = make_tensor_map(&mc, q.c.dtype, q.c.data, q.m, q.n, q.c.ld, 64,
+                                          Cfg::kRowBytes / static_cast<int>(c_bytes));
+        err != cudaSuccess) {
+      return err;
+    }
+  }
+  // Persistent: one CTA per SM (or per tile when there are fewer), each cluster walking cluster
+  // tiles blockIdx.x / kCluster, + gridDim.x / kCluster, ... in the rasterised order.
+  const int cluster_tiles =
+      static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)) * prm.tiles_n;
+  void* args[] = {&ma, &mb, &mc, &prm};
+  cudaLaunchConfig_t cfg{};
+  cfg.blockDim = dim3(Cfg::kThreads);
+  cfg.dynamicSmemBytes = static_cast<std::size_t>(Cfg::kSmemBytes);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  int resident = runtime::sm_count();  // clusters of one: one CTA per SM
+  if constexpr (Cfg::kCluster > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = Cfg::kCluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    // Clusters live inside one GPC, so fewer than sm_count / kCluster of them may fit at once:
+    // ask the runtime, once per device.
+    int dev = 0;
+    if (cudaError_t err = cudaGetDevice(&dev); err != cudaSuccess) return err;
+    std::atomic<int>& cached = k.clusters->max_active[dev % ClusterCache::kDevices];
+    int fit = cached.load(std::memory_order_relaxed);
+    if (fit == 0) {
+      cfg.gridDim = dim3(static_cast<unsigned>(Cfg::kCluster * runtime::sm_count()));
+      if (cudaError_t err = cudaOccupancyMaxActiveClusters(&fit, k.fn, &cfg); err != cudaSuccess) {
+        return err;
+      }
+      if (fit <= 0) return cudaErrorInvalidConfiguration;
+      cached.store(fit, std::memory_order_relaxed);
+    }
+    resident = fit;
+  }
+  cfg.gridDim = dim3(static_cast<unsigned>(Cfg::kCluster * std::min(cluster_tiles, resident)));
+  const cudaError_t err = cudaLaunchKernelExC(&cfg, k.fn, args);
   return err != cudaSuccess ? err : cudaGetLastError();
 }
 
 template <class Cfg>
 const void* device_function(const Problem& p) {
   return select_kernel<Cfg>(oriented(p)).fn;
+}
+
+// The registry entry of one instance: its typed description, can_implement, launch.
+template <class Cfg>
+KernelInfo describe(const char* family, int rung, const std::string& summary) {
+  KernelInfo k;
+  k.name = "wgmma_" + Cfg::tag();
+  k.family = family;
+  k.rung = rung;
+  k.tile = Cfg::tile_config();
+  k.desc.op_class = OpClass::kWgmma;
+  k.desc.types = computed_types<Cfg>();
+  k.desc.accumulator = DType::kF32;
+  k.desc.align_a = 16 / Cfg::kElemBytes;  // tensor maps: 16-byte base and pitch
+  k.desc.align_b = 16 / Cfg::kElemBytes;
+  k.desc.align_c = 1;
+  k.desc.min_cc = 90;  // sm_90a code: Hopper only
+  k.desc.max_cc = 90;
+  k.summary = std::string("wgmma m64n") + std::to_string(Cfg::BN) +
+              (Cfg::kTf32 ? "k8 tf32" : "k16 bf16/f16") + ", TMA " +
+              std::to_string(Cfg::STAGES) + "-stage ring, producer + 2 consumer warpgroups, " +
+              "persistent, " + summary;
+  k.can_implement = can_implement<Cfg>;
+  k.launch = launch<Cfg>;
+  k.device_function = device_function<Cfg>;
+  return k;
 }
 
 }  // namespace tilegemm::kernels::hopper
