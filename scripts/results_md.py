@@ -43,7 +43,8 @@ def main(path):
     print("- types: " + "; ".join(f"A/B {ab}, C {c}" for ab, c in types)
           + " (fp32 accumulation, alpha and beta fp32)")
     rounds = settings.get('rounds', 1)
-    per_round = f" in each of {rounds} interleaved rounds (every kernel, cuBLAS first, in turn)" \
+    per_round = f" in each of {rounds} interleaved rounds (every kernel in turn, each round " \
+        "starting one kernel later)" \
         if rounds > 1 else ""
     print(f"- timing: {settings.get('warmup', '?')} warm-up launches, median of "
           f"{settings.get('reps', '?')} timed launches{per_round} (one CUDA event pair each), "

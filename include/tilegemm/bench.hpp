@@ -151,10 +151,10 @@ struct TimingOptions {
   int warmup = 10;    // untimed launches first (in every round)
   int reps = 50;      // timed launches, one event pair each (in every round)
   bool cold = false;  // write a buffer of 2x L2 before each timed launch (outside the events)
-  // Rounds of the shape's timing: in each, every verified kernel (cuBLAS first) runs its warm-up
-  // and reps in turn, and a row's statistics are over all its rounds' samples. With more than
-  // one, the kernels take turns under the same clock and power state, which a power-capped GPU
-  // changes over hundreds of milliseconds.
+  // Rounds of the shape's timing: in each, every verified kernel runs its warm-up and reps in
+  // turn (round r starting at the r-th, cuBLAS first in round 0), and a row's statistics are
+  // over all its rounds' samples. With more than one, the kernels take turns under the same
+  // clock and power state, which a power-capped GPU changes over tens of milliseconds.
   int rounds = 1;
 };
 

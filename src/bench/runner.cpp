@@ -63,8 +63,10 @@ struct Timed {
   std::vector<float> samples_ms;
 };
 
-// Times every verified row of a shape in `rounds` rounds (each row's warm-up and reps in turn,
-// cuBLAS first), C reset once before the first, and fills the rows' statistics.
+// Times every verified row of a shape in `rounds` rounds, each row's warm-up and reps in turn,
+// C reset once before the first, and fills the rows' statistics. Round r starts at row r (mod the
+// count) and wraps, so no row always follows the same neighbour: a kernel that draws more power
+// lowers the clock its successor starts at.
 void time_rows(Testbed& testbed, Timer& timer, cudaStream_t stream, int rounds,
                std::vector<Timed>& timed, std::vector<BenchRow>& rows) {
   if (timed.empty()) return;
@@ -74,7 +76,8 @@ void time_rows(Testbed& testbed, Timer& timer, cudaStream_t stream, int rounds,
   }
   const Problem& problem = testbed.problem();
   for (int round = 0; round < rounds; ++round) {
-    for (Timed& t : timed) {
+    for (std::size_t i = 0; i < timed.size(); ++i) {
+      Timed& t = timed[(i + static_cast<std::size_t>(round)) % timed.size()];
       BenchRow& row = rows[t.row];
       if (row.status == RowStatus::kFailed) continue;
       const Status s =

@@ -17,7 +17,7 @@ void register_all_families(Registry& r) {
   register_mma_sync(r);
 #if TILEGEMM_HAS_SM90A
   register_wgmma(r);
-  register_wgmma_cluster(r);
+  register_wgmma_tma_store(r);
 #endif
 #if defined(TILEGEMM_WITH_CUTE)
   register_cute_simple(r);

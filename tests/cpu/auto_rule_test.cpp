@@ -111,14 +111,15 @@ std::string chosen_typed(std::int64_t s, GemmTypes t, int offset = 0, int cc = 9
   return kernel == nullptr ? "(none)" : kernel->name;
 }
 
-// sm_90 with the sm_90a family built: wgmma for 16-bit types and for tf32 with K-major A and B;
-// mma.sync where wgmma cannot run (an ld no tensor map describes, tf32 with row-major B, cc 8.0).
+// sm_90 with the sm_90a families built: rung 15 (TMA-store epilogue, no cluster) for 16-bit
+// types and for tf32 with K-major A and B; mma.sync where wgmma cannot run (an ld no tensor map
+// describes, tf32 with row-major B, cc 8.0).
 TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
   if (find_kernel("wgmma_128x256x64_s4") == nullptr) GTEST_SKIP() << "built without sm_90a";
   for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32}}) {
-    EXPECT_EQ(chosen_typed(8192, t), "wgmma_128x256x64_s4");
-    EXPECT_EQ(chosen_typed(4096, t), "wgmma_128x256x64_s4");
-    EXPECT_EQ(chosen_typed(1024, t), "wgmma_128x128x64_s6");
+    EXPECT_EQ(chosen_typed(8192, t), "wgmma_128x256x64_s4_ts");
+    EXPECT_EQ(chosen_typed(4096, t), "wgmma_128x256x64_s4_ts");
+    EXPECT_EQ(chosen_typed(1024, t), "wgmma_128x128x64_s6_ts");
     EXPECT_EQ(chosen_typed(1001, t), "mma_sync_128x128x32_w64x64_s4_anyalign");
     alignas(16) static std::uint16_t buf[64];
     const Problem p = Problem::make_typed(4096, 4096, 4096, t, buf, buf, buf);
@@ -134,7 +135,7 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
   kk.b.layout = Layout::kColMajor;
   const KernelInfo* k = select_kernel(kk, 90);
   ASSERT_NE(k, nullptr);
-  EXPECT_EQ(k->name, "wgmma_tf32_128x256x32_s4");
+  EXPECT_EQ(k->name, "wgmma_tf32_128x256x32_s4_ts");
 }
 
 // Where wgmma is no candidate: an A100 (cc 8.0) when sm_80 is built, else sm_90 without the

@@ -494,8 +494,9 @@ int main(int argc, char** argv) {
   bench->add_option("--warmup", bench_flags.warmup, "untimed launches before timing");
   bench->add_option("--reps", bench_flags.reps, "timed launches (one event pair each) per round");
   bench->add_option("--rounds", bench_flags.rounds,
-                    "timing rounds per shape: every verified kernel, cuBLAS first, runs its "
-                    "warm-up and reps in turn, so all see the same clock and power state");
+                    "timing rounds per shape: every verified kernel runs its warm-up and reps "
+                    "in turn, each round starting one kernel later, so all see the same clock "
+                    "and power state");
   bench->add_flag("--cold", bench_flags.cold, "flush L2 (write 2x its size) before each launch");
   bench_flags.format_option = bench->add_option(
       "--format", bench_flags.format, "table|csv|json|md (of the one --output, else of stdout)");
