@@ -7,7 +7,7 @@ generated instead of written out by hand. Run: scripts/gen_wgmma_ops.py > src/ke
 """
 import sys
 
-NS = (128, 256)
+NS = (64, 128, 256)
 TYPES = (  # (tag, PTX type, K per instruction, takes transpose bits)
     ("Bf16", "bf16", 16, True),
     ("F16", "f16", 16, True),

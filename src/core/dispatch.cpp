@@ -30,6 +30,7 @@ enum class When : std::uint8_t {
   kWaveOf128x256,    // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
   kWaves8Of128x256,  // at least 8 waves of 128x256 tiles
   kTilePerSm128,     // at least one 128x128 tile per SM
+  kUnderSms128,      // fewer 128x128 tiles than SMs
   kLongKFewTiles,    // K >= 4 max(M, N) and 128x128 tiles fill at most half the SMs
   kFewTiles64MLeN,   // 64x64 tiles fill at most half the SMs and M <= N
   kAlways,
@@ -70,8 +71,8 @@ constexpr Rule kSimtRules[] = {
 
 // Tensor cores (bf16, f16, tf32). On sm_90 the wgmma families (candidates only there): rung
 // 15's TMA-store epilogue without a cluster (its cluster variant "c2" lost to it), its 128x256
-// tile from about a wave of it up, its 128x128 tile below (docs/perf-notes.md, rungs 14 and
-// 15); rung 14 behind them (the same kernel with the register epilogue, which rung 15 runs
+// tile from about a wave of it up, its 128x64 tile where 128x128 tiles would leave SMs idle,
+// its 128x128 tile between (docs/perf-notes.md, rungs 14 and 15); rung 14 behind them (the same kernel with the register epilogue, which rung 15 runs
 // itself when beta != 0 or N is not a whole number of 16-byte granules). Elsewhere, and for
 // what wgmma refuses (tf32 with an M/N-major operand, leading dimensions no tensor map can
 // describe), mma.sync: the larger tile only on many waves of it, the 128x128 tile otherwise.
@@ -79,6 +80,7 @@ constexpr Rule kSimtRules[] = {
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma_tma_store", 128, 256, 0, false, ""},
+    {When::kUnderSms128, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, false, ""},
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, false, ""},
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma", 128, 256, 0, false, ""},
     {When::kAlways, BNeeds::kAny, "wgmma", 128, 128, 0, false, ""},
@@ -100,6 +102,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return tiles(p, 128, 256) >= 8 * sms;
     case When::kTilePerSm128:
       return tiles(p, 128, 128) >= sms;
+    case When::kUnderSms128:
+      return tiles(p, 128, 128) < sms;
     case When::kLongKFewTiles:
       return p.k >= 4 * std::max(p.m, p.n) && 2 * tiles(p, 128, 128) <= sms;
     case When::kFewTiles64MLeN:

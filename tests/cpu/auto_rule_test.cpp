@@ -119,7 +119,8 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
   for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32}}) {
     EXPECT_EQ(chosen_typed(8192, t), "wgmma_128x256x64_s4_ts");
     EXPECT_EQ(chosen_typed(4096, t), "wgmma_128x256x64_s4_ts");
-    EXPECT_EQ(chosen_typed(1024, t), "wgmma_128x128x64_s6_ts");
+    EXPECT_EQ(chosen_typed(1536, t), "wgmma_128x128x64_s6_ts");  // 144 tiles of 128x128
+    EXPECT_EQ(chosen_typed(1024, t), "wgmma_128x64x64_s8_ts");   // 64 tiles of 128x128 < 132 SMs
     EXPECT_EQ(chosen_typed(1001, t), "mma_sync_128x128x32_w64x64_s4_anyalign");
     alignas(16) static std::uint16_t buf[64];
     const Problem p = Problem::make_typed(4096, 4096, 4096, t, buf, buf, buf);

@@ -17,8 +17,8 @@
 //    16-byte granules, so N * element size must be a multiple of 16 (C may be a view inside a
 //    wider matrix); otherwise, and with beta != 0, the register epilogue of rung 14 runs.
 //  - The cluster's tiles are rasterised in cluster-tile rows (two tile-rows tall).
-// Registered: the TMA-store epilogue alone (_ts), which `auto` takes, and with the cluster
-// (_c2_ts). The cluster alone (register epilogue) was measured and dropped: docs/perf-notes.md,
+// Registered: the TMA-store epilogue alone (_ts), which `auto` takes, in 128x256, 128x128 and
+// 128x64 tiles, and with the cluster (_c2_ts). The cluster alone (register epilogue) was measured and dropped: docs/perf-notes.md,
 // "Rung 15", has what each step bought.
 #include <string>
 
@@ -49,6 +49,9 @@ void register_wgmma_tma_store(Registry& r) {
   r.push_back(describe_rung15<Config<128, 6, k16Bit, 1, kTmaStore>>(kStore16));
   r.push_back(describe_rung15<Config<256, 4, kTf32, 1, kTmaStore>>(kStoreTf32));
   r.push_back(describe_rung15<Config<128, 6, kTf32, 1, kTmaStore>>(kStoreTf32));
+  // Half-width tiles: twice the tiles of 128x128 where those leave SMs idle.
+  r.push_back(describe_rung15<Config<64, 8, k16Bit, 1, kTmaStore>>(kStore16));
+  r.push_back(describe_rung15<Config<64, 8, kTf32, 1, kTmaStore>>(kStoreTf32));
   r.push_back(describe_rung15<Config<256, 4, k16Bit, 2, kTmaStore>>(
       "2-CTA clusters with B multicast, TMA-store epilogue, every A/B layout mix"));
   r.push_back(describe_rung15<Config<256, 4, kTf32, 2, kTmaStore>>(

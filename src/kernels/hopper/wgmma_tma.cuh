@@ -55,7 +55,8 @@ struct Tf32 {
 
 // ---- Configuration -----------------------------------------------------------------------------
 
-/// @tparam BN_         block tile N: 128 or 256 (one m64nBNk instruction per consumer and k-step)
+/// @tparam BN_         block tile N: 64, 128 or 256 (one m64nBNk instruction per consumer and
+///                     k-step)
 /// @tparam STAGES_     shared-memory ring depth
 /// @tparam TF32_       tf32 (4-byte elements) instead of bf16/f16
 /// @tparam CLUSTER_    CTAs per cluster along M (1 or 2): a pair computes two vertically
@@ -90,8 +91,9 @@ struct Config {
   // tiles need (128 x 40 + 256 x 232 = 64512 <= 65536).
   static constexpr int kProducerRegs = 40;
   static constexpr int kConsumerRegs = 232;
-  static_assert(BN == 128 || BN == 256, "one wgmma of N = BN per consumer and k-step");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "one wgmma of N = BN per consumer and k-step");
   static_assert(CLUSTER_ == 1 || CLUSTER_ == 2, "pairs of CTAs along M at most");
+  static_assert(CLUSTER_ == 1 || BN >= 128, "each CTA of a pair loads whole 64-wide B chunks");
   static_assert(kSmemBytes <= 227 * 1024, "the ring fits the opt-in shared memory");
 
   static std::string tag() {
@@ -334,6 +336,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int clusters = static_cast<int>(gridDim.x) / CL;
   const int tiles_mc = (p.tiles_m + CL - 1) / CL;
   const int tiles = tiles_mc * p.tiles_n;
+  // The first row and column of this CTA's tile in cluster tile `tile`: producer and consumers
+  // walk the same sequence, so their ring positions agree.
+  auto tile_origin = [&](int tile) {
+    const views::TileCoord tc = views::raster_tile(tile, tiles_mc, p.tiles_n, p.raster_group);
+    return int2{(tc.m * CL + rank) * BM, tc.n * BN};
+  };
   if (wg == 0) {
     // ---- Producer: one thread walks the CTA's tiles and K, keeping the ring full ----
     setmaxnreg_dec<Cfg::kProducerRegs>();
@@ -343,9 +351,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       int stage = 0;
       std::uint32_t phase = 0;
       for (int tile = cluster_id; tile < tiles; tile += clusters) {
-        const views::TileCoord tc = views::raster_tile(tile, tiles_mc, p.tiles_n, p.raster_group);
-        const int m0 = (tc.m * CL + rank) * BM;
-        const int n0 = tc.n * BN;
+        const int2 origin = tile_origin(tile);
+        const int m0 = origin.x;
+        const int n0 = origin.y;
         for (int kt = 0; kt < p.k_tiles; ++kt) {
           mbar_wait(empty0 + 8 * stage, phase ^ 1u);
           const std::uint32_t bar = full0 + 8 * stage;
@@ -411,10 +419,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   float d[BN / 2];
   int stage = 0;
   std::uint32_t phase = 0;
+  std::uint32_t epi_chunk = 0;  // staging chunks written so far (odd chunk counts per tile)
   for (int tile = cluster_id; tile < tiles; tile += clusters) {
-    const views::TileCoord tc = views::raster_tile(tile, tiles_mc, p.tiles_n, p.raster_group);
-    const int m0 = (tc.m * CL + rank) * BM;
-    const int n0 = tc.n * BN;
+    const int2 origin = tile_origin(tile);
+    const int m0 = origin.x;
+    const int n0 = origin.y;
     for (int kt = 0; kt < p.k_tiles; ++kt) {
       mbar_wait(full0 + 8 * stage, phase);
       const std::uint32_t a_base =
@@ -464,12 +473,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         constexpr int kChunkCols = RB / static_cast<int>(sizeof(CT));  // 64 (16-bit) or 32
         constexpr int kChunks = BN / kChunkCols;
         constexpr int kN8 = kChunkCols / 8;  // accumulator n8 groups per chunk
-        static_assert(kChunks % 2 == 0, "buffer parity carries over from tile to tile");
         const std::uint32_t stage_c = ring + STAGES * Cfg::kStageBytes +
                                       static_cast<std::uint32_t>(cw * 2 * Cfg::kEpiBufBytes);
 #pragma unroll
         for (int ch = 0; ch < kChunks; ++ch) {
-          const std::uint32_t buf = stage_c + (ch & 1) * Cfg::kEpiBufBytes;
+          // With an even chunk count per tile the parity carries over from tile to tile by
+          // itself; an odd count (128x64, 16-bit C) needs the running count.
+          std::uint32_t parity = static_cast<std::uint32_t>(ch) & 1u;
+          if constexpr (kChunks % 2 != 0) parity = epi_chunk++ & 1u;
+          const std::uint32_t buf = stage_c + parity * Cfg::kEpiBufBytes;
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
             const int r = 16 * warp + lane / 4 + 8 * h;
