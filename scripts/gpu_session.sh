@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor verify-ts rung15 ncu-tensor, and regress (every fp32 kernel at 4096^3) (default: all)
+#        sanitize-tensor tensor verify-ts rung15 profile ncu-tensor, and regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/tilegemm}
@@ -159,6 +159,23 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pi
             --dtype "$ab" --layout-a "$la" --layout-b "$lb" --shape 4096x4096x4096 \
             --shape 8192x8192x8192 --format json --output "${TAG}_w15-${ab}-${la}${lb}.json"
         done
+      done
+      ;;
+    profile)
+      # tilegemm profile (Nsight Compute through the lab): the seeds' kernels and the best of each
+      # fp32 family at 1024^3, the tensor-core rungs at bf16 4096^3, each beside cuBLAS and the
+      # analysis model.
+      seeds="naive,smem_tiled_t32,smem_tiled_rect_16x32x32,blocktile_128x128x8_8x8"
+      seeds+=",vectorized_128x128x8_8x8,bankfree_128x128x8_8x8,warptile_128x128x8_w32x64_t8x8"
+      seeds+=",cp_async_128x256x16_w64x64_t8x16_s3_lean_mid,tuned_small_64x64x16_w32x32_t8x4_s3_splitk"
+      seeds+=",cute_tiled,cute_pipelined"
+      tensor="mma_sync_128x128x32_w64x64_s4,wgmma_128x256x64_s4,wgmma_128x256x64_s4_ts"
+      tensor+=",wgmma_128x256x64_s4_c2_ts"
+      for fmt in json md; do
+        run_step "profile_f32_$fmt" bash -c "cd '$R' && '$TG' profile --kernels '$seeds' \
+          --shape 1024x1024x1024 --output '${TAG}_profile-f32-1024.$fmt'"
+        run_step "profile_bf16_$fmt" bash -c "cd '$R' && '$TG' profile --kernels '$tensor' \
+          --dtype bf16 --shape 4096x4096x4096 --output '${TAG}_profile-bf16-4096.$fmt'"
       done
       ;;
     ncu-tensor)

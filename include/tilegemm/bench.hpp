@@ -156,7 +156,17 @@ struct TimingOptions {
   // over all its rounds' samples. With more than one, the kernels take turns under the same
   // clock and power state, which a power-capped GPU changes over tens of milliseconds.
   int rounds = 1;
+  // An NVTX push/pop range (domain "tilegemm", named by nvtx_range_name) around the first timed
+  // launch of each row in round 0: what `tilegemm profile` asks Nsight Compute to profile, so
+  // that exactly one launch per row is measured, and not the verification or warm-up launches.
+  bool nvtx = false;
 };
+
+// The NVTX domain of those ranges, and a row's range name: "<kernel> <MxNxK>", e.g.
+// "cublas 4096x4096x4096" or "auto(wgmma_128x256x64_s4) 256x256x256" (no '/', '@' or ':', which
+// Nsight Compute's range filters and CSV give meanings).
+inline constexpr const char* kNvtxDomain = "tilegemm";
+std::string nvtx_range_name(const std::string& kernel, const Shape& shape);
 
 struct TimingStats {
   double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;
@@ -177,8 +187,10 @@ class Timer {
   Timer& operator=(const Timer&) = delete;
   const Status& init_status() const { return init_; }
   Status time(const LaunchFn& launch, cudaStream_t stream, TimingStats* out);
-  // One round: the warm-up launches, then the timed ones, their milliseconds appended.
-  Status sample(const LaunchFn& launch, cudaStream_t stream, std::vector<float>* samples_ms);
+  // One round: the warm-up launches, then the timed ones, their milliseconds appended. A
+  // non-empty `nvtx_range` wraps the first timed launch in that range of kNvtxDomain.
+  Status sample(const LaunchFn& launch, cudaStream_t stream, std::vector<float>* samples_ms,
+                const std::string& nvtx_range = {});
 
  private:
   TimingOptions options_;

@@ -66,8 +66,9 @@ struct Timed {
 // Times every verified row of a shape in `rounds` rounds, each row's warm-up and reps in turn,
 // C reset once before the first, and fills the rows' statistics. Round r starts at row r (mod the
 // count) and wraps, so no row always follows the same neighbour: a kernel that draws more power
-// lowers the clock its successor starts at.
-void time_rows(Testbed& testbed, Timer& timer, cudaStream_t stream, int rounds,
+// lowers the clock its successor starts at. With `nvtx`, each row's first timed launch of round 0
+// is in its NVTX range (TimingOptions::nvtx).
+void time_rows(Testbed& testbed, Timer& timer, cudaStream_t stream, int rounds, bool nvtx,
                std::vector<Timed>& timed, std::vector<BenchRow>& rows) {
   if (timed.empty()) return;
   if (Status s = testbed.reset_c(stream); !s.ok()) {
@@ -80,8 +81,11 @@ void time_rows(Testbed& testbed, Timer& timer, cudaStream_t stream, int rounds,
       Timed& t = timed[(i + static_cast<std::size_t>(round)) % timed.size()];
       BenchRow& row = rows[t.row];
       if (row.status == RowStatus::kFailed) continue;
-      const Status s =
-          timer.sample([&](cudaStream_t st) { return t.run(problem, st); }, stream, &t.samples_ms);
+      // One range per row: round 0's first timed launch, the one `profile` measures.
+      const std::string range =
+          nvtx && round == 0 ? nvtx_range_name(row.kernel, row.shape) : std::string();
+      const Status s = timer.sample([&](cudaStream_t st) { return t.run(problem, st); }, stream,
+                                    &t.samples_ms, range);
       if (!s.ok()) mark_failed(&row, "timing: " + s.message());
     }
   }
@@ -236,7 +240,8 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
       rows.push_back(row);
     }
 
-    time_rows(testbed, timer, stream.get(), request.timing.rounds, timed, rows);
+    time_rows(testbed, timer, stream.get(), request.timing.rounds, request.timing.nvtx, timed,
+              rows);
     const double cublas_ms = rows.front().median_ms;
     for (BenchRow& row : rows) {
       row.cublas_ms = cublas_ms;

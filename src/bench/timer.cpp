@@ -1,8 +1,10 @@
 // The timer: warm-up launches, then one CUDA event pair around each timed launch, so the median
 // is over launches and one slow launch (a clock ramp, a context switch) shows in max, not in
 // the median. The cold-L2 flush is enqueued between the events of consecutive launches, so its
-// own time is never counted.
+// own time is never counted. With TimingOptions::nvtx, the first timed launch of a row sits in an
+// NVTX range (header-only NVTX3 from the toolkit: nothing to link, a no-op without a tool).
 #include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
 #include <cmath>
@@ -48,7 +50,37 @@ class EventPairs {
   std::vector<cudaEvent_t> stop_;
 };
 
+// A push/pop range of kNvtxDomain for the lifetime of the object; none for an empty name.
+class NvtxRange {
+ public:
+  explicit NvtxRange(const std::string& name) : active_(!name.empty()) {
+    if (!active_) return;
+    nvtxEventAttributes_t attributes{};
+    attributes.version = NVTX_VERSION;
+    attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    attributes.message.ascii = name.c_str();
+    nvtxDomainRangePushEx(domain(), &attributes);
+  }
+  ~NvtxRange() {
+    if (active_) nvtxDomainRangePop(domain());
+  }
+  NvtxRange(const NvtxRange&) = delete;
+  NvtxRange& operator=(const NvtxRange&) = delete;
+
+ private:
+  static nvtxDomainHandle_t domain() {
+    static const nvtxDomainHandle_t handle = nvtxDomainCreateA(kNvtxDomain);
+    return handle;
+  }
+  bool active_;
+};
+
 }  // namespace
+
+std::string nvtx_range_name(const std::string& kernel, const Shape& shape) {
+  return kernel + " " + shape.to_string();
+}
 
 TimingStats summarize_ms(std::vector<float> samples_ms) {
   TimingStats t;
@@ -97,7 +129,8 @@ Status Timer::time(const LaunchFn& launch, cudaStream_t stream, TimingStats* out
   return Status();
 }
 
-Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<float>* samples_ms) {
+Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<float>* samples_ms,
+                     const std::string& nvtx_range) {
   if (!init_.ok()) return init_;
   for (int i = 0; i < options_.warmup; ++i) {
     if (Status s = launch(stream); !s.ok()) return s;
@@ -115,7 +148,10 @@ Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<fl
       }
     }
     if (Status s = cuda_status(cudaEventRecord(events.start(i), stream)); !s.ok()) return s;
-    if (Status s = launch(stream); !s.ok()) return s;
+    {
+      const NvtxRange range(i == 0 ? nvtx_range : std::string());
+      if (Status s = launch(stream); !s.ok()) return s;
+    }
     if (Status s = cuda_status(cudaEventRecord(events.stop(i), stream)); !s.ok()) return s;
   }
   if (Status s = cuda_status(cudaStreamSynchronize(stream)); !s.ok()) return s;

@@ -13,56 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "cli_run.hpp"
 #include "tilegemm/bench.hpp"
 #include "tilegemm/device_info.hpp"
 #include "tilegemm/gemm.hpp"
 
-#ifndef TILEGEMM_CLI_PATH
-#error "TILEGEMM_CLI_PATH must name the tilegemm binary (tests/CMakeLists.txt defines it)"
-#endif
-
-namespace {
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Runs the CLI with `args` (a shell word list) and captures both streams.
-RunResult run_cli(const std::string& args) {
-  // CTest runs tests in parallel processes: every call gets its own capture files.
-  static int calls = 0;
-  const std::string stem = ::testing::TempDir() + "tilegemm_cli_test." +
-                           std::to_string(::getpid()) + "." + std::to_string(++calls);
-  const std::string out_path = stem + ".out";
-  const std::string err_path = stem + ".err";
-  const std::string command = std::string("'") + TILEGEMM_CLI_PATH + "' " + args + " >'" +
-                              out_path + "' 2>'" + err_path + "'";
-  const int status = std::system(command.c_str());
-  RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
-  std::remove(out_path.c_str());
-  std::remove(err_path.c_str());
-  return r;
-}
-
-std::size_t count_lines(const std::string& text) {
-  std::size_t n = 0;
-  for (char ch : text) n += ch == '\n' ? 1 : 0;
-  return n;
-}
-
-}  // namespace
+using tilegemm::test::count_lines;
+using tilegemm::test::run_cli;
+using tilegemm::test::RunResult;
 
 TEST(Cli, SpecExampleMessages) {
   RunResult r = run_cli("bench --m 256:x");

@@ -13,59 +13,23 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.hpp"
 #include "tilegemm/device_info.hpp"
 #include "xml_check.hpp"
 
-#ifndef TILEGEMM_CLI_PATH
-#error "TILEGEMM_CLI_PATH must name the tilegemm binary (tests/CMakeLists.txt defines it)"
-#endif
+using tilegemm::test::count_lines;
+using tilegemm::test::run_cli;
+using tilegemm::test::RunResult;
+using tilegemm::test::slurp;
+using tilegemm::test::temp_path;
 
 namespace {
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "tilegemm_cp_cli." + std::to_string(::getpid()) + "." + name;
-}
-
-RunResult run_cli(const std::string& args) {
-  static int calls = 0;
-  const std::string stem = temp_path(std::to_string(++calls));
-  const std::string out_path = stem + ".out", err_path = stem + ".err";
-  const std::string command = std::string("'") + TILEGEMM_CLI_PATH + "' " + args + " >'" +
-                              out_path + "' 2>'" + err_path + "'";
-  const int status = std::system(command.c_str());
-  RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
-  std::remove(out_path.c_str());
-  std::remove(err_path.c_str());
-  return r;
-}
 
 std::string fixture(const std::string& name) {
   std::string here = __FILE__;
   here.erase(here.find_last_of('/'));
   here.erase(here.find_last_of('/') + 1);
   return "'" + here + "fixtures/" + name + "'";
-}
-
-std::size_t count_lines(const std::string& text) {
-  std::size_t n = 0;
-  for (char ch : text) n += ch == '\n' ? 1 : 0;
-  return n;
 }
 
 }  // namespace

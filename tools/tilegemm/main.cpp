@@ -4,14 +4,23 @@
 //
 // Exit codes: 0 success; 1 a kernel FAILED verification (compare: a regression); 2 bad input
 // (one line on stderr naming the flag or argument); 3 no CUDA device for a command that needs
-// one; 4 an unexpected internal error.
+// one; 4 an unexpected internal error (profile: also ncu not found, or ncu gave no result);
+// 5 profile: ncu may not read the GPU's performance counters.
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,17 +30,23 @@
 #include "tilegemm/device_info.hpp"
 #include "tilegemm/gemm.hpp"
 #include "tilegemm/plot.hpp"
+#include "tilegemm/profile.hpp"
+
+extern char** environ;
 
 namespace {
 
 namespace tb = tilegemm::bench;
 namespace ta = tilegemm::analysis;
+namespace tp = tilegemm::profile;
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitBadInput = 2;
 constexpr int kExitNoDevice = 3;
 constexpr int kExitInternal = 4;
+constexpr int kExitNoNcu = 4;  // profile: no ncu to run (as bench has no GPU: nothing to do)
+constexpr int kExitCountersNotPermitted = 5;
 
 constexpr const char* kDefaultSizes = "256,512,1024,2048,4096";
 
@@ -174,6 +189,7 @@ struct BenchFlags {
   std::string kernels = "*";
   std::string warmup = "10", reps = "50", rounds = "1";
   bool cold = false;
+  bool nvtx = false;
   std::string format = "table";
   std::vector<std::string> outputs;
   std::string providers = "tilegemm,cublas";
@@ -208,6 +224,7 @@ int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
   request.timing.reps = static_cast<int>(tb::parse_int("--reps", bf.reps, 1, 100000));
   request.timing.rounds = static_cast<int>(tb::parse_int("--rounds", bf.rounds, 1, 1000));
   request.timing.cold = bf.cold;
+  request.timing.nvtx = bf.nvtx;
   const tb::Format format = tb::parse_format("--format", bf.format);
   const std::vector<tb::OutputFile> outputs = tb::plan_outputs(
       "--output", bf.outputs, "--format", bf.format, bf.format_option->count() > 0);
@@ -403,6 +420,193 @@ int run_analyze(const CaseFlags& cf, const DtypeFlags& df, const AnalyzeFlags& a
   return kExitOk;
 }
 
+struct ProfileFlags {
+  std::string kernels;
+  std::vector<std::string> shapes;
+  std::string layout_a = "row", layout_b = "row", layout_c = "row";
+  std::string providers = "tilegemm,cublas";
+  std::string format = "table";
+  std::string output;
+  std::string ncu = "ncu";
+  CLI::Option* format_option = nullptr;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// This binary, for ncu to run: /proc/self/exe, else argv[0].
+std::string self_path(const char* argv0) {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n > 0) return std::string(buf, static_cast<std::size_t>(n));
+  return argv0;
+}
+
+// A fresh private directory for ncu's log and bench's JSON, removed with its files.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/tilegemm-profile.XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error("cannot create a temporary directory under " + pattern);
+    }
+    path_ = pattern;
+  }
+  ~TempDir() {
+    for (const char* name : {"ncu.log", "bench.json", "bench.out"}) {
+      std::remove((path_ + "/" + name).c_str());
+    }
+    ::rmdir(path_.c_str());
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const char* name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Runs argv with stdout into `stdout_path` (stderr stays: bench's progress lines), and waits.
+// The exit status, or 128 + the signal that ended it.
+int run_child(const std::vector<std::string>& argv, const std::string& stdout_path) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int err = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(err));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error("waitpid: " + std::string(std::strerror(errno)));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Every flag checked, without a GPU or ncu: the request ncu's child bench will run.
+tp::ProfileRequest profile_request(const ProfileFlags& f, const DtypeFlags& df,
+                                   const tb::Providers& providers) {
+  tp::ProfileRequest request;
+  request.types = df.types();
+  if (providers.tilegemm && f.kernels.empty()) {
+    throw tb::InputError("--kernels",
+                         "missing: name the kernels to profile (globs, as bench takes)");
+  }
+  if (!providers.tilegemm && !f.kernels.empty()) {
+    throw tb::InputError("--kernels", "selects tilegemm kernels, and --providers leaves them out");
+  }
+  if (providers.tilegemm) {
+    print_notes("profile", tb::select_kernels("--kernels", f.kernels, request.types,
+                                              tilegemm::current_compute_capability())
+                               .skipped);
+    request.kernels = f.kernels;
+  }
+  if (f.shapes.empty()) throw tb::InputError("--shape", "missing: one or more MxNxK");
+  for (const std::string& text : f.shapes)
+    request.shapes.push_back(tb::parse_shape("--shape", text));
+  request.la = tb::parse_layout("--layout-a", f.layout_a);
+  request.lb = tb::parse_layout("--layout-b", f.layout_b);
+  request.lc = tb::parse_layout("--layout-c", f.layout_c);
+  return request;
+}
+
+// ncu runs until it profiles with every metric this GPU has: one it cannot find is dropped and
+// the run repeated. Returns ncu's exit status; `log` gets ncu's log.
+int run_ncu(const std::string& ncu, const std::string& self, const tp::ProfileRequest& request,
+            const TempDir& tmp, std::string* log) {
+  std::vector<std::string> metrics = tp::requested_metrics();
+  int rc = 0;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    rc = run_child(
+        tp::ncu_command(ncu, self, request, metrics, tmp.file("ncu.log"), tmp.file("bench.json")),
+        tmp.file("bench.out"));
+    // The log should hold everything ncu prints; its stdout (with bench's) is read as well, in
+    // case this ncu prints the report or an error there.
+    *log = slurp(tmp.file("ncu.log")) + "\n" + slurp(tmp.file("bench.out"));
+    const std::vector<std::string> missing = tp::metrics_not_found(*log, metrics);
+    if (missing.empty() || tp::counters_not_permitted(*log)) break;
+    for (const std::string& m : missing) {
+      std::cerr << "tilegemm profile: ncu has no metric " << m << " here; profiling without it\n";
+      metrics.erase(std::find(metrics.begin(), metrics.end(), m));
+    }
+  }
+  return rc;
+}
+
+// ncu gave no table: its errors and bench's output say why.
+int ncu_failed(int rc, const std::string& log, const TempDir& tmp) {
+  std::cerr << "tilegemm: profile: ncu gave no result (exit " << rc << ")";
+  const std::vector<std::string> errors = tp::ncu_errors(log);
+  if (!errors.empty()) std::cerr << ": " << errors.front();
+  std::cerr << "\n" << slurp(tmp.file("bench.out"));
+  return kExitInternal;
+}
+
+int run_profile(const ProfileFlags& f, const DtypeFlags& df, const std::string& command,
+                const char* argv0) {
+  const tb::Providers providers = tb::parse_providers("--providers", f.providers);
+  const tp::ProfileRequest request = profile_request(f, df, providers);
+  tb::parse_format("--format", f.format);
+  std::vector<tb::OutputFile> outputs;
+  if (!f.output.empty()) {
+    outputs = tb::plan_outputs("--output", {f.output}, "--format", f.format,
+                               f.format_option->count() > 0);
+  }
+  std::ofstream file;
+  if (!outputs.empty()) {
+    file.open(outputs.front().path);
+    if (!file) throw tb::InputError("--output", "cannot open '" + f.output + "' for writing");
+  }
+  const char* path_env = std::getenv("PATH");
+  const std::optional<std::string> ncu = tp::find_executable(f.ncu, path_env ? path_env : "");
+  if (!ncu) {
+    std::cerr << "tilegemm: profile: ncu not found (install Nsight Compute or pass --ncu PATH)\n";
+    return kExitNoNcu;
+  }
+  if (tilegemm::cuda_device_count() == 0) return no_device("profile", "profile");
+
+  const TempDir tmp;
+  std::string log;
+  const int rc = run_ncu(*ncu, self_path(argv0), request, tmp, &log);
+  if (tp::counters_not_permitted(log)) {
+    std::cerr << "tilegemm: profile: ncu may not read this GPU's performance counters "
+                 "(ERR_NVGPUCTRPERM): run as root, or let every user profile (nvidia module "
+                 "option NVreg_RestrictProfilingToAdminUsers=0)\n";
+    return kExitCountersNotPermitted;
+  }
+  std::ifstream bench_json(tmp.file("bench.json"));
+  if (!bench_json) return ncu_failed(rc, log, tmp);
+  tb::BenchReport bench;
+  try {
+    bench = tb::read_bench_file("bench's result", tmp.file("bench.json"));
+  } catch (const tb::InputError& e) {
+    throw std::runtime_error(e.what());  // this run's own file: not the user's input
+  }
+  tp::NcuTable table = tp::parse_ncu_csv(slurp(tmp.file("ncu.log")));
+  if (table.headers.empty()) table = tp::parse_ncu_csv(slurp(tmp.file("bench.out")));
+  tp::ProfileReport report = tp::build_report(table, bench, providers);
+  report.command = command;
+  report.timestamp = tb::utc_timestamp();
+  if (!outputs.empty()) {
+    tp::write_profile(file, report, outputs.front().format);
+    std::cerr << "tilegemm profile: wrote " << report.kernels.size() << " launches to " << f.output
+              << "\n";
+  }
+  tp::write_profile(std::cout, report,
+                    outputs.empty() ? tb::parse_format("--format", f.format) : tb::Format::kTable);
+  return tb::bench_passed(bench) ? kExitOk : kExitFailed;
+}
+
 struct CompareFlags {
   std::string old_path, new_path;
   std::string threshold = "5";
@@ -498,6 +702,8 @@ int main(int argc, char** argv) {
                     "in turn, each round starting one kernel later, so all see the same clock "
                     "and power state");
   bench->add_flag("--cold", bench_flags.cold, "flush L2 (write 2x its size) before each launch");
+  bench->add_flag("--nvtx", bench_flags.nvtx,
+                  "an NVTX range around each row's first timed launch (what profile measures)");
   bench_flags.format_option = bench->add_option(
       "--format", bench_flags.format, "table|csv|json|md (of the one --output, else of stdout)");
   bench
@@ -550,6 +756,27 @@ int main(int argc, char** argv) {
   CLI::App* devices = app.add_subcommand("devices", "the GPUs present and their limits");
   devices->add_option("--format", devices_format, "table|csv|json|md");
 
+  ProfileFlags profile_flags;
+  DtypeFlags profile_dtype;
+  CLI::App* profile = app.add_subcommand(
+      "profile", "Nsight Compute counters of one launch per kernel, beside the analysis model");
+  profile->add_option("--kernels", profile_flags.kernels,
+                      "comma-separated name globs, or auto (the dispatcher's choice)");
+  profile->add_option("--shape", profile_flags.shapes, "MxNxK, e.g. 4096x4096x4096 (repeatable)")
+      ->allow_extra_args(false);
+  add_dtype_flags(profile, &profile_dtype);
+  profile->add_option("--layout-a", profile_flags.layout_a, "layout of A: row|col");
+  profile->add_option("--layout-b", profile_flags.layout_b, "layout of B: row|col");
+  profile->add_option("--layout-c", profile_flags.layout_c, "layout of C: row|col");
+  profile->add_option("--providers", profile_flags.providers,
+                      "whose launches to report: tilegemm, cublas or both");
+  profile_flags.format_option = profile->add_option(
+      "--format", profile_flags.format, "table|csv|json|md (of --output, else of stdout)");
+  profile->add_option("--output", profile_flags.output,
+                      "write the report here, format from --format or the extension; the table "
+                      "still goes to stdout");
+  profile->add_option("--ncu", profile_flags.ncu, "the Nsight Compute CLI to run");
+
   CompareFlags compare_flags;
   CLI::App* compare = app.add_subcommand(
       "compare", "two bench results row by row: ratio, noise, regressions (no GPU needed)");
@@ -582,8 +809,8 @@ int main(int argc, char** argv) {
     std::string message = e.what();
     if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
       message = "'" + std::string(argv[1]) +
-                "' is not a subcommand (want list, bench, verify, analyze, devices, compare or "
-                "plot)";
+                "' is not a subcommand (want list, bench, verify, analyze, devices, profile, "
+                "compare or plot)";
     }
     // `plot` without a known kind: name what was given rather than CLI11's generic sentence.
     if (plot->count() > 0 && plot->get_subcommands().empty()) {
@@ -606,6 +833,7 @@ int main(int argc, char** argv) {
     if (bench->parsed()) return run_bench(bench_case, bench_dtype, bench_flags, command);
     if (verify->parsed()) return run_verify(verify_case, verify_dtype, verify_flags);
     if (analyze->parsed()) return run_analyze(analyze_case, analyze_dtype, analyze_flags);
+    if (profile->parsed()) return run_profile(profile_flags, profile_dtype, command, argv[0]);
     if (compare->parsed()) return run_compare(compare_flags);
     if (roofline->parsed()) return run_plot_roofline(roofline_flags);
     if (ladder->parsed()) return run_plot_ladder(ladder_flags);
