@@ -46,6 +46,12 @@ def main(path):
     per_round = f" in each of {rounds} interleaved rounds (every kernel in turn, each round " \
         "starting one kernel later)" \
         if rounds > 1 else ""
+    min_time, max_noise = settings.get('min_time_s', 0), settings.get('max_noise_pct', 0)
+    if min_time or max_noise:
+        rule = " and ".join(([f">= {min_time:g} s of kernel time"] if min_time else []) +
+                            ([f"noise <= {max_noise:g}%"] if max_noise else []))
+        per_round += (f", batches of them until {rule} (at most {settings.get('max_time_s', 10):g} s;"
+                      " samples and noise per row in the JSON)")
     print(f"- timing: {settings.get('warmup', '?')} warm-up launches, median of "
           f"{settings.get('reps', '?')} timed launches{per_round} (one CUDA event pair each), "
           f"L2 {'flushed' if settings.get('cold') else 'warm'}, seed {settings.get('seed', '?')}; "

@@ -82,6 +82,9 @@ std::int64_t parse_int(std::string_view flag, std::string_view text, std::int64_
 std::uint64_t parse_seed(std::string_view flag, std::string_view text);
 // A finite number that survives the conversion to float.
 float parse_scalar(std::string_view flag, std::string_view text);
+// A finite number in [min_value, max_value] (seconds, percentages).
+double parse_number_in(std::string_view flag, std::string_view text, double min_value,
+                       double max_value);
 
 // A/B's element type: "f32", "tf32", "bf16" or "f16" (dtype_name's spellings). Anything else:
 // "<flag>: unknown dtype 'fp8'; expected f32, tf32, bf16 or f16".
@@ -156,6 +159,13 @@ struct TimingOptions {
   // over all its rounds' samples. With more than one, the kernels take turns under the same
   // clock and power state, which a power-capped GPU changes over tens of milliseconds.
   int rounds = 1;
+  // A stopping rule besides the fixed reps (nvbench's): when either is set, a round keeps timing
+  // batches of `reps` launches until its samples cover at least min_time_s of kernel time and
+  // their noise (relative standard deviation, %) is at most max_noise_pct, or max_time_s of kernel
+  // time has passed. 0 leaves a criterion out.
+  double min_time_s = 0.0;
+  double max_noise_pct = 0.0;
+  double max_time_s = 10.0;
   // An NVTX push/pop range (domain "tilegemm", named by nvtx_range_name) around the first timed
   // launch of each row in round 0: what `tilegemm profile` asks Nsight Compute to profile, so
   // that exactly one launch per row is measured, and not the verification or warm-up launches.
@@ -174,6 +184,12 @@ struct TimingStats {
 };
 // Median (mean of the middle two for an even count), min and max of the samples.
 TimingStats summarize_ms(std::vector<float> samples_ms);
+// The samples' relative standard deviation in percent (sample stdev over mean; 0 for fewer than
+// two samples).
+double noise_pct(const std::vector<float>& samples_ms);
+// Whether a round with these samples (those of this round) goes on timing another batch under
+// the stopping rule of `options`; false when neither min_time_s nor max_noise_pct is set.
+bool keep_sampling(const std::vector<float>& samples_ms, const TimingOptions& options);
 
 // One launch to time, enqueued on the stream.
 using LaunchFn = std::function<Status(cudaStream_t)>;
@@ -219,6 +235,8 @@ struct BenchRow {
   float alpha = 1.0f, beta = 0.0f;
   Pads pads;
   double median_ms = kNoValue, min_ms = kNoValue, max_ms = kNoValue;
+  int samples = 0;              // timed launches behind the statistics
+  double noise_pct = kNoValue;  // their relative standard deviation
   double tflops = kNoValue;
   double cublas_ms = kNoValue;
   double cublas_ratio = kNoValue;  // cublas median / kernel median

@@ -7,6 +7,8 @@
 #include <string>
 #include <system_error>
 
+#include <sstream>
+
 #include "tilegemm/bench.hpp"
 #include "tilegemm/gemm.hpp"
 
@@ -16,6 +18,13 @@ namespace {
 
 std::string quoted(std::string_view text) {
   return "'" + std::string(text) + "'";
+}
+
+// A bound as a person writes it: "0", "0.5", "100".
+std::string shortest(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
 }
 
 std::vector<std::string_view> split(std::string_view text, char sep) {
@@ -230,6 +239,18 @@ float parse_scalar(std::string_view flag, std::string_view text) {
     throw InputError(std::string(flag), quoted(text) + " must be a finite fp32 number");
   }
   return static_cast<float>(v);
+}
+
+double parse_number_in(std::string_view flag, std::string_view text, double min_value,
+                       double max_value) {
+  const double v = static_cast<double>(parse_scalar(flag, text));
+  if (v < min_value) {
+    throw InputError(std::string(flag), quoted(text) + " must be >= " + shortest(min_value));
+  }
+  if (v > max_value) {
+    throw InputError(std::string(flag), quoted(text) + " must be <= " + shortest(max_value));
+  }
+  return v;
 }
 
 DType parse_dtype(std::string_view flag, std::string_view text) {

@@ -117,6 +117,8 @@ BenchRow row_from_json(const FileContext& ctx, const json& row, std::size_t inde
   r.pads.b = int_field(ctx, row, index, "pad_b", 0, 0);
   r.pads.c = int_field(ctx, row, index, "pad_c", 0, 0);
   r.median_ms = number_field(ctx, row, index, "median_ms", kNoValue);
+  r.samples = static_cast<int>(number_field(ctx, row, index, "samples", 0.0));
+  r.noise_pct = number_field(ctx, row, index, "noise_pct", kNoValue);
   r.min_ms = number_field(ctx, row, index, "min_ms", kNoValue);
   r.max_ms = number_field(ctx, row, index, "max_ms", kNoValue);
   r.tflops = number_field(ctx, row, index, "tflops", kNoValue);
@@ -200,6 +202,14 @@ BenchReport bench_report_from_json(std::string_view arg, const std::string& path
     report.timing.reps = device_number<int>(*s, "reps");
     // Files written before rounds existed timed one round.
     report.timing.rounds = s->contains("rounds") ? device_number<int>(*s, "rounds") : 1;
+    // The stopping rule, absent from files written before it existed (then: off).
+    auto seconds_or = [&](const char* key, double fallback) {
+      const auto it = s->find(key);
+      return it != s->end() && it->is_number() ? it->get<double>() : fallback;
+    };
+    report.timing.min_time_s = seconds_or("min_time_s", 0.0);
+    report.timing.max_noise_pct = seconds_or("max_noise_pct", 0.0);
+    report.timing.max_time_s = seconds_or("max_time_s", report.timing.max_time_s);
     report.timing.cold =
         s->contains("cold") && (*s)["cold"].is_boolean() && (*s)["cold"].get<bool>();
     report.seed = device_number<std::uint64_t>(*s, "seed");

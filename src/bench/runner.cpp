@@ -92,6 +92,8 @@ void time_rows(Testbed& testbed, Timer& timer, cudaStream_t stream, int rounds, 
   for (Timed& t : timed) {
     BenchRow& row = rows[t.row];
     if (row.status == RowStatus::kFailed) continue;
+    row.samples = static_cast<int>(t.samples_ms.size());
+    row.noise_pct = noise_pct(t.samples_ms);
     const TimingStats stats = summarize_ms(std::move(t.samples_ms));
     row.median_ms = stats.median_ms;
     row.min_ms = stats.min_ms;

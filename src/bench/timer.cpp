@@ -1,7 +1,8 @@
 // The timer: warm-up launches, then one CUDA event pair around each timed launch, so the median
 // is over launches and one slow launch (a clock ramp, a context switch) shows in max, not in
 // the median. The cold-L2 flush is enqueued between the events of consecutive launches, so its
-// own time is never counted. With TimingOptions::nvtx, the first timed launch of a row sits in an
+// own time is never counted. With a stopping rule (TimingOptions::min_time_s, max_noise_pct) a
+// round times batches of reps until the rule is satisfied or max_time_s of kernel time passed. With TimingOptions::nvtx, the first timed launch of a row sits in an
 // NVTX range (header-only NVTX3 from the toolkit: nothing to link, a no-op without a tool).
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
@@ -99,6 +100,30 @@ TimingStats summarize_ms(std::vector<float> samples_ms) {
   return t;
 }
 
+double noise_pct(const std::vector<float>& samples_ms) {
+  const std::size_t n = samples_ms.size();
+  if (n < 2) return 0.0;
+  double mean = 0.0;
+  for (float v : samples_ms) mean += static_cast<double>(v);
+  mean /= static_cast<double>(n);
+  if (!(mean > 0.0)) return 0.0;
+  double squares = 0.0;
+  for (float v : samples_ms) {
+    const double d = static_cast<double>(v) - mean;
+    squares += d * d;
+  }
+  return 100.0 * std::sqrt(squares / static_cast<double>(n - 1)) / mean;
+}
+
+bool keep_sampling(const std::vector<float>& samples_ms, const TimingOptions& options) {
+  if (!(options.min_time_s > 0.0) && !(options.max_noise_pct > 0.0)) return false;
+  double total_s = 0.0;
+  for (float v : samples_ms) total_s += static_cast<double>(v) * 1e-3;
+  if (options.max_time_s > 0.0 && total_s >= options.max_time_s) return false;
+  if (options.min_time_s > 0.0 && total_s < options.min_time_s) return true;
+  return options.max_noise_pct > 0.0 && noise_pct(samples_ms) > options.max_noise_pct;
+}
+
 double tflops(const Shape& shape, double elapsed_ms) {
   if (!(elapsed_ms > 0.0)) return kNoValue;
   const double flop = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
@@ -137,32 +162,39 @@ Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<fl
   }
   EventPairs events(options_.reps);
   if (Status s = events.create(); !s.ok()) return s;
-  const auto reps = static_cast<std::size_t>(options_.reps);
-  for (std::size_t i = 0; i < reps; ++i) {
-    if (options_.cold) {
-      // A write of every line evicts the operands (writes allocate in L2 on NVIDIA GPUs).
-      if (Status s = cuda_status(
-              cudaMemsetAsync(flush_buffer_, static_cast<int>(i & 0xff), flush_bytes_, stream));
+  // Batches of `reps` timed launches: one, or as many as the stopping rule asks for.
+  std::vector<float> round;
+  bool first = true;
+  do {
+    const auto reps = static_cast<std::size_t>(options_.reps);
+    for (std::size_t i = 0; i < reps; ++i) {
+      if (options_.cold) {
+        // A write of every line evicts the operands (writes allocate in L2 on NVIDIA GPUs).
+        if (Status s = cuda_status(cudaMemsetAsync(flush_buffer_, static_cast<int>(i & 0xff),
+                                                   flush_bytes_, stream));
+            !s.ok()) {
+          return s;
+        }
+      }
+      if (Status s = cuda_status(cudaEventRecord(events.start(i), stream)); !s.ok()) return s;
+      {
+        const NvtxRange range(first && i == 0 ? nvtx_range : std::string());
+        if (Status s = launch(stream); !s.ok()) return s;
+      }
+      if (Status s = cuda_status(cudaEventRecord(events.stop(i), stream)); !s.ok()) return s;
+    }
+    if (Status s = cuda_status(cudaStreamSynchronize(stream)); !s.ok()) return s;
+    for (std::size_t i = 0; i < reps; ++i) {
+      float ms = 0.0f;
+      if (Status s = cuda_status(cudaEventElapsedTime(&ms, events.start(i), events.stop(i)));
           !s.ok()) {
         return s;
       }
+      round.push_back(ms);
     }
-    if (Status s = cuda_status(cudaEventRecord(events.start(i), stream)); !s.ok()) return s;
-    {
-      const NvtxRange range(i == 0 ? nvtx_range : std::string());
-      if (Status s = launch(stream); !s.ok()) return s;
-    }
-    if (Status s = cuda_status(cudaEventRecord(events.stop(i), stream)); !s.ok()) return s;
-  }
-  if (Status s = cuda_status(cudaStreamSynchronize(stream)); !s.ok()) return s;
-  for (std::size_t i = 0; i < reps; ++i) {
-    float ms = 0.0f;
-    if (Status s = cuda_status(cudaEventElapsedTime(&ms, events.start(i), events.stop(i)));
-        !s.ok()) {
-      return s;
-    }
-    samples_ms->push_back(ms);
-  }
+    first = false;
+  } while (keep_sampling(round, options_));
+  samples_ms->insert(samples_ms->end(), round.begin(), round.end());
   return Status();
 }
 

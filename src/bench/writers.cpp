@@ -69,12 +69,25 @@ std::string mib(std::int64_t bytes) {
   return std::to_string(bytes) + " (" + fixed(static_cast<double>(bytes) / 1048576.0, 1) + " MiB)";
 }
 
+// ", until >= 0.5 s and noise <= 1% (at most 10 s)" when a stopping rule is set.
+std::string stopping_rule_text(const TimingOptions& t) {
+  if (!(t.min_time_s > 0.0) && !(t.max_noise_pct > 0.0)) return "";
+  std::string text = " per batch, until";
+  if (t.min_time_s > 0.0) text += " >= " + shortest_text(static_cast<float>(t.min_time_s)) + " s";
+  if (t.min_time_s > 0.0 && t.max_noise_pct > 0.0) text += " and";
+  if (t.max_noise_pct > 0.0) {
+    text += " noise <= " + shortest_text(static_cast<float>(t.max_noise_pct)) + "%";
+  }
+  return text + " (at most " + shortest_text(static_cast<float>(t.max_time_s)) + " s)";
+}
+
 std::string settings_line(const BenchReport& r) {
   std::string line = "warmup " + std::to_string(r.timing.warmup) + ", reps " +
                      std::to_string(r.timing.reps) +
                      (r.timing.rounds > 1 ? " x " + std::to_string(r.timing.rounds) +
                                                 " interleaved rounds"
                                           : std::string()) +
+                     stopping_rule_text(r.timing) +
                      ", L2 " +
                      (r.timing.cold ? "flushed before each launch" : "warm") + ", seed " +
                      std::to_string(r.seed);
@@ -379,6 +392,8 @@ json to_json(const BenchReport& report) {
                     {"pad_b", r.pads.b},
                     {"pad_c", r.pads.c},
                     {"median_ms", number_or_null(r.median_ms)},
+                    {"samples", r.samples},
+                    {"noise_pct", number_or_null(r.noise_pct)},
                     {"min_ms", number_or_null(r.min_ms)},
                     {"max_ms", number_or_null(r.max_ms)},
                     {"tflops", number_or_null(r.tflops)},
@@ -396,6 +411,9 @@ json to_json(const BenchReport& report) {
                {{"warmup", report.timing.warmup},
                 {"reps", report.timing.reps},
                 {"rounds", report.timing.rounds},
+                {"min_time_s", report.timing.min_time_s},
+                {"max_noise_pct", report.timing.max_noise_pct},
+                {"max_time_s", report.timing.max_time_s},
                 {"cold", report.timing.cold},
                 {"seed", report.seed}}},
               {"results", rows},

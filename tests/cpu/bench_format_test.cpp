@@ -557,6 +557,8 @@ TEST(Writers, BenchJsonHasDeviceSettingsAndResults) {
   EXPECT_EQ(j["settings"]["warmup"], 3);
   EXPECT_EQ(j["settings"]["reps"], 7);
   EXPECT_EQ(j["settings"]["rounds"], 1);
+  EXPECT_EQ(j["settings"]["min_time_s"], 0.0);
+  EXPECT_EQ(j["settings"]["max_noise_pct"], 0.0);
   EXPECT_EQ(j["settings"]["cold"], false);
   EXPECT_EQ(j["settings"]["seed"], 9);
   ASSERT_EQ(j["results"].size(), 3u);
@@ -784,4 +786,36 @@ TEST(Writers, VerifyCarriesTheTypes) {
     tb::write_verify(os, v, format);
     EXPECT_NE(os.str().find("f16->f32"), std::string::npos) << os.str();
   }
+}
+
+// The stopping rule: noise is the samples' relative standard deviation (n - 1), and a round goes
+// on while it has covered less than --min-time or is noisier than --max-noise, until --max-time.
+TEST(StoppingRule, NoiseAndWhenToStop) {
+  EXPECT_DOUBLE_EQ(tb::noise_pct({}), 0.0);
+  EXPECT_DOUBLE_EQ(tb::noise_pct({2.0f}), 0.0);
+  EXPECT_DOUBLE_EQ(tb::noise_pct({1.0f, 1.0f, 1.0f}), 0.0);
+  // mean 2, sample stdev sqrt(((1)^2 + (1)^2) / 1) = sqrt(2): 70.71%
+  EXPECT_NEAR(tb::noise_pct({1.0f, 3.0f}), 100.0 * std::sqrt(2.0) / 2.0, 1e-9);
+
+  tb::TimingOptions o;
+  const std::vector<float> quiet(10, 1.0f);  // 10 ms of kernel time, no noise
+  EXPECT_FALSE(tb::keep_sampling(quiet, o));  // no rule: one batch
+  o.min_time_s = 0.02;
+  EXPECT_TRUE(tb::keep_sampling(quiet, o));  // 10 ms < 20 ms
+  o.min_time_s = 0.01;
+  EXPECT_FALSE(tb::keep_sampling(quiet, o));  // covered, and no noise criterion
+  o.max_noise_pct = 1.0;
+  const std::vector<float> noisy = {1.0f, 1.2f, 0.8f, 1.0f};  // 16.3%, 4 ms
+  EXPECT_TRUE(tb::keep_sampling(noisy, o));  // short of 10 ms, and noisy
+  o.min_time_s = 0.0;
+  EXPECT_TRUE(tb::keep_sampling(noisy, o));  // noisy
+  o.max_noise_pct = 20.0;
+  EXPECT_FALSE(tb::keep_sampling(noisy, o));  // quiet enough
+  o.min_time_s = 0.01;
+  EXPECT_TRUE(tb::keep_sampling(noisy, o));  // quiet enough, but short of 10 ms
+  o.max_noise_pct = 1.0;
+  o.max_time_s = 0.0035;  // the noisy samples already cover 4 ms: the cap ends the round
+  EXPECT_FALSE(tb::keep_sampling(noisy, o));
+  o.min_time_s = 1.0;  // even when --min-time is not reached
+  EXPECT_FALSE(tb::keep_sampling(noisy, o));
 }

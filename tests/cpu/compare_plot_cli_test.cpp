@@ -158,6 +158,10 @@ TEST(CliBench, OutputAndProviderFlagsAreCheckedBeforeTheGpu) {
       {"--providers cublas --kernels naive", "tilegemm: --kernels: selects tilegemm kernels"},
       {"--rounds 0", "tilegemm: --rounds: '0' must be >= 1"},
       {"--rounds two", "tilegemm: --rounds: 'two' is not an integer"},
+      {"--min-time -1", "tilegemm: --min-time: '-1' must be >= 0"},
+      {"--max-noise 101", "tilegemm: --max-noise: '101' must be <= 100"},
+      {"--max-time 0", "tilegemm: --max-time: '0' must be >= 0.001"},
+      {"--max-noise x", "tilegemm: --max-noise: 'x' is not a number"},
   };
   for (const auto& [args, message] : cases) {
     const RunResult r = run_cli(std::string("bench --shape 64x64x64 ") + args);

@@ -187,7 +187,8 @@ int run_devices(const std::string& format_text) {
 
 struct BenchFlags {
   std::string kernels = "*";
-  std::string warmup = "10", reps = "50", rounds = "1";
+  std::string warmup = "10", reps = "50", rounds = "1", min_time = "0", max_noise = "0",
+              max_time = "10";
   bool cold = false;
   bool nvtx = false;
   std::string format = "table";
@@ -223,6 +224,9 @@ int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
   request.timing.warmup = static_cast<int>(tb::parse_int("--warmup", bf.warmup, 0, 100000));
   request.timing.reps = static_cast<int>(tb::parse_int("--reps", bf.reps, 1, 100000));
   request.timing.rounds = static_cast<int>(tb::parse_int("--rounds", bf.rounds, 1, 1000));
+  request.timing.min_time_s = tb::parse_number_in("--min-time", bf.min_time, 0.0, 3600.0);
+  request.timing.max_noise_pct = tb::parse_number_in("--max-noise", bf.max_noise, 0.0, 100.0);
+  request.timing.max_time_s = tb::parse_number_in("--max-time", bf.max_time, 0.001, 3600.0);
   request.timing.cold = bf.cold;
   request.timing.nvtx = bf.nvtx;
   const tb::Format format = tb::parse_format("--format", bf.format);
@@ -697,6 +701,14 @@ int main(int argc, char** argv) {
   add_dtype_flags(bench, &bench_dtype);
   bench->add_option("--warmup", bench_flags.warmup, "untimed launches before timing");
   bench->add_option("--reps", bench_flags.reps, "timed launches (one event pair each) per round");
+  bench->add_option("--min-time", bench_flags.min_time,
+                    "stopping rule: time batches of --reps until the samples cover this many "
+                    "seconds of kernel time (0: off)");
+  bench->add_option("--max-noise", bench_flags.max_noise,
+                    "stopping rule: time batches of --reps until the samples' relative standard "
+                    "deviation is at most this percentage (0: off)");
+  bench->add_option("--max-time", bench_flags.max_time,
+                    "stopping rule: stop a round after this many seconds of kernel time");
   bench->add_option("--rounds", bench_flags.rounds,
                     "timing rounds per shape: every verified kernel runs its warm-up and reps "
                     "in turn, each round starting one kernel later, so all see the same clock "
