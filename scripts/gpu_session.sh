@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor verify-ts rung15 profile ncu-tensor, and regress (every fp32 kernel at 4096^3) (default: all)
+#        sanitize-tensor tensor verify-ts rung15 profile random ncu-tensor, and regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/tilegemm}
@@ -176,6 +176,15 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pi
           --shape 1024x1024x1024 --output '${TAG}_profile-f32-1024.$fmt'"
         run_step "profile_bf16_$fmt" bash -c "cd '$R' && '$TG' profile --kernels '$tensor' \
           --dtype bf16 --shape 4096x4096x4096 --output '${TAG}_profile-bf16-4096.$fmt'"
+      done
+      ;;
+    random)
+      # Shapes nobody picked: bench --random 100 (seed 7, 1..8192 per dimension, random layout
+      # mixes), auto beside cuBLAS, fp32 and bf16.
+      for ab in f32 bf16; do
+        run_step "random_$ab" bench --kernels auto --dtype "$ab" --random "${RANDOM_COUNT:-100}" \
+          --seed "${RANDOM_SEED:-7}" --max-size 8192 --format json \
+          --output "${TAG}_random-${ab}-s${RANDOM_SEED:-7}.json"
       done
       ;;
     ncu-tensor)

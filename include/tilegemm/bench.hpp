@@ -146,6 +146,16 @@ std::vector<CaseSpec> standard_sweep(std::uint64_t seed, GemmTypes types = {});
 // layouts, scalars and pads, on any platform and for any types.
 std::vector<CaseSpec> fuzz_cases(std::int64_t count, std::uint64_t seed, GemmTypes types = {});
 
+// A shape and its own layout mix, as `bench --random` draws them.
+struct RandomShape {
+  Shape shape;
+  LayoutMix layouts;
+};
+// `count` shapes for judging performance on shapes nobody picked: each of M, N, K log-uniform over
+// 1..max_size (as likely in 1..8 as in 512..4096 for 4096), A, B and C each row- or column-major
+// with equal odds. The same (count, seed, max_size) always gives the same list.
+std::vector<RandomShape> random_shapes(std::int64_t count, std::uint64_t seed, std::int64_t max_size);
+
 // ---------------------------------------------------------------------------------------------
 // 3. Timer
 // ---------------------------------------------------------------------------------------------
@@ -249,6 +259,8 @@ struct BenchRow {
 struct BenchRequest {
   std::vector<std::string> kernels;  // names from select_kernels
   std::vector<Shape> shapes;
+  // Per-shape layout mixes (bench --random), or empty: every shape in la, lb, lc below.
+  std::vector<LayoutMix> shape_layouts;
   GemmTypes types;  // A/B and C element types of every shape
   float alpha = 1.0f, beta = 0.0f;
   Layout la = Layout::kRowMajor, lb = Layout::kRowMajor, lc = Layout::kRowMajor;

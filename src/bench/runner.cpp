@@ -174,8 +174,14 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
     }
   };
 
-  for (const Shape& shape : request.shapes) {
-    const CaseSpec spec = bench_case(request, shape);
+  for (std::size_t si = 0; si < request.shapes.size(); ++si) {
+    const Shape& shape = request.shapes[si];
+    CaseSpec spec = bench_case(request, shape);
+    if (si < request.shape_layouts.size()) {
+      spec.la = request.shape_layouts[si].a;
+      spec.lb = request.shape_layouts[si].b;
+      spec.lc = request.shape_layouts[si].c;
+    }
     BenchRow base;
     base.types = spec.types;
     base.shape = shape;

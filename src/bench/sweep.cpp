@@ -1,5 +1,7 @@
 // The case lists of the correctness sweep. Shared by `tilegemm verify` and the GPU test suite,
 // so a kernel that passes one passes the other.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "tilegemm/bench.hpp"
@@ -159,6 +161,31 @@ std::vector<CaseSpec> fuzz_cases(std::int64_t count, std::uint64_t seed, GemmTyp
     cases.push_back(c);
   }
   return cases;
+}
+
+std::vector<RandomShape> random_shapes(std::int64_t count, std::uint64_t seed,
+                                       std::int64_t max_size) {
+  SplitMix64 rng(seed);
+  const double log_max = std::log(static_cast<double>(max_size) + 1.0);
+  // exp(u * ln(max + 1)) for u uniform in [0, 1), floored: 1..max, log-uniform.
+  auto draw = [&] {
+    const double u = static_cast<double>(rng.next() >> 11) * 0x1.0p-53;
+    const auto v = static_cast<std::int64_t>(std::floor(std::exp(u * log_max)));
+    return std::clamp<std::int64_t>(v, 1, max_size);
+  };
+  std::vector<RandomShape> shapes;
+  for (std::int64_t i = 0; i < count; ++i) {
+    RandomShape r;
+    r.shape.m = draw();
+    r.shape.n = draw();
+    r.shape.k = draw();
+    const std::uint64_t bits = rng.next();
+    r.layouts.a = (bits & 1u) != 0 ? kCol : kRow;
+    r.layouts.b = (bits & 2u) != 0 ? kCol : kRow;
+    r.layouts.c = (bits & 4u) != 0 ? kCol : kRow;
+    shapes.push_back(r);
+  }
+  return shapes;
 }
 
 }  // namespace tilegemm::bench

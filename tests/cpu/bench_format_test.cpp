@@ -819,3 +819,35 @@ TEST(StoppingRule, NoiseAndWhenToStop) {
   o.min_time_s = 1.0;  // even when --min-time is not reached
   EXPECT_FALSE(tb::keep_sampling(noisy, o));
 }
+
+// bench --random: reproducible, inside 1..max, log-uniform (as many draws below sqrt(max) as
+// above), every layout of every operand drawn.
+TEST(Sweep, RandomShapesAreReproducibleLogUniformAndMixLayouts) {
+  const std::vector<tb::RandomShape> a = tb::random_shapes(2000, 7, 4096);
+  const std::vector<tb::RandomShape> b = tb::random_shapes(2000, 7, 4096);
+  ASSERT_EQ(a.size(), 2000u);
+  int below_64 = 0, col_a = 0, col_b = 0, col_c = 0;
+  std::int64_t smallest = 1 << 30, largest = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].shape.to_string(), b[i].shape.to_string());
+    for (std::int64_t d : {a[i].shape.m, a[i].shape.n, a[i].shape.k}) {
+      smallest = std::min(smallest, d);
+      largest = std::max(largest, d);
+      below_64 += d < 64 ? 1 : 0;
+    }
+    col_a += a[i].layouts.a == tilegemm::Layout::kColMajor ? 1 : 0;
+    col_b += a[i].layouts.b == tilegemm::Layout::kColMajor ? 1 : 0;
+    col_c += a[i].layouts.c == tilegemm::Layout::kColMajor ? 1 : 0;
+  }
+  EXPECT_EQ(smallest, 1);
+  EXPECT_LE(largest, 4096);
+  EXPECT_GT(largest, 3000);
+  // ln(64) / ln(4097) = 0.50 of 6000 draws, within a few standard deviations (39).
+  EXPECT_NEAR(below_64, 3000, 200);
+  for (int c : {col_a, col_b, col_c}) EXPECT_NEAR(c, 1000, 150);
+  EXPECT_NE(tb::random_shapes(5, 8, 4096)[0].shape.to_string(),
+            tb::random_shapes(5, 7, 4096)[0].shape.to_string());
+  for (const tb::RandomShape& r : tb::random_shapes(50, 3, 1)) {
+    EXPECT_EQ(r.shape.to_string(), "1x1x1");
+  }
+}

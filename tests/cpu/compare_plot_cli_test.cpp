@@ -162,6 +162,9 @@ TEST(CliBench, OutputAndProviderFlagsAreCheckedBeforeTheGpu) {
       {"--max-noise 101", "tilegemm: --max-noise: '101' must be <= 100"},
       {"--max-time 0", "tilegemm: --max-time: '0' must be >= 0.001"},
       {"--max-noise x", "tilegemm: --max-noise: 'x' is not a number"},
+      {"--random 5", "tilegemm: --random: draws the shapes: give no --size, --shape or --m/--n/--k"},
+      {"--random -1", "tilegemm: --random: '-1' must be >= 0"},
+      {"--max-size 0", "tilegemm: --max-size: '0' must be >= 1"},
   };
   for (const auto& [args, message] : cases) {
     const RunResult r = run_cli(std::string("bench --shape 64x64x64 ") + args);

@@ -188,7 +188,7 @@ int run_devices(const std::string& format_text) {
 struct BenchFlags {
   std::string kernels = "*";
   std::string warmup = "10", reps = "50", rounds = "1", min_time = "0", max_noise = "0",
-              max_time = "10";
+              max_time = "10", random = "0", max_size = "8192";
   bool cold = false;
   bool nvtx = false;
   std::string format = "table";
@@ -212,8 +212,6 @@ int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
                                    tilegemm::current_compute_capability());
   }
   request.kernels = selection.names;
-  const std::vector<NamedShape> shapes = bench_shapes(cf);
-  for (const NamedShape& s : shapes) request.shapes.push_back(s.shape);
   request.alpha = tb::parse_scalar("--alpha", cf.alpha);
   request.beta = tb::parse_scalar("--beta", cf.beta);
   request.la = tb::parse_layout("--layout-a", cf.layout_a);
@@ -221,6 +219,23 @@ int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
   request.lc = tb::parse_layout("--layout-c", cf.layout_c);
   request.pads = tb::parse_pads("--pad", cf.pad);
   request.seed = tb::parse_seed("--seed", cf.seed);
+  // --random N: N drawn shapes, each with its own layout mix, instead of the size flags.
+  const std::int64_t random = tb::parse_int("--random", bf.random, 0, 100000);
+  const std::int64_t max_size = tb::parse_int("--max-size", bf.max_size, 1, 1 << 20);
+  std::vector<NamedShape> shapes;
+  if (random > 0) {
+    if (!cf.m.empty() || !cf.n.empty() || !cf.k.empty() || !cf.size.empty() ||
+        !cf.shapes.empty()) {
+      throw tb::InputError("--random", "draws the shapes: give no --size, --shape or --m/--n/--k");
+    }
+    for (const tb::RandomShape& r : tb::random_shapes(random, request.seed, max_size)) {
+      shapes.push_back({r.shape, "--random"});
+      request.shape_layouts.push_back(r.layouts);
+    }
+  } else {
+    shapes = bench_shapes(cf);
+  }
+  for (const NamedShape& s : shapes) request.shapes.push_back(s.shape);
   request.timing.warmup = static_cast<int>(tb::parse_int("--warmup", bf.warmup, 0, 100000));
   request.timing.reps = static_cast<int>(tb::parse_int("--reps", bf.reps, 1, 100000));
   request.timing.rounds = static_cast<int>(tb::parse_int("--rounds", bf.rounds, 1, 1000));
@@ -701,6 +716,10 @@ int main(int argc, char** argv) {
   add_dtype_flags(bench, &bench_dtype);
   bench->add_option("--warmup", bench_flags.warmup, "untimed launches before timing");
   bench->add_option("--reps", bench_flags.reps, "timed launches (one event pair each) per round");
+  bench->add_option("--random", bench_flags.random,
+                    "N shapes drawn log-uniform over 1..--max-size per dimension, each with a "
+                    "random A/B/C layout mix, from --seed (instead of the size flags)");
+  bench->add_option("--max-size", bench_flags.max_size, "largest dimension --random draws");
   bench->add_option("--min-time", bench_flags.min_time,
                     "stopping rule: time batches of --reps until the samples cover this many "
                     "seconds of kernel time (0: off)");
