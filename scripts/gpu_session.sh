@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor verify-ts rung15 profile random ncu-tensor, and regress (every fp32 kernel at 4096^3) (default: all)
+#        sanitize-tensor tensor verify-ts rung15 profile odd random ncu-tensor, and regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/tilegemm}
@@ -177,6 +177,18 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pi
         run_step "profile_bf16_$fmt" bash -c "cd '$R' && '$TG' profile --kernels '$tensor' \
           --dtype bf16 --shape 4096x4096x4096 --output '${TAG}_profile-bf16-4096.$fmt'"
       done
+      ;;
+    odd)
+      # Odd extents and odd leading dimensions (issue "any shape"): 4095^3 with ld 4095 (rung 16
+      # copies A and B to a 16-byte pitch), 4095^3 and 8191^3 with ld 4096 / 8192 (--pad 1,1,1:
+      # tensor maps as they are, zero-filled edges), tf32 4095^3 with K-major A and B.
+      run_step odd_bf16 bench --kernels 'wgmma*,mma_sync_*anyalign,auto' --dtype bf16 \
+        --shape 4095x4095x4095 --format json --output "${TAG}_odd-bf16-ld4095.json"
+      run_step odd_bf16_pad bench --kernels 'wgmma*,auto' --dtype bf16 --pad 1,1,1 \
+        --shape 4095x4095x4095 --shape 8191x8191x8191 --format json \
+        --output "${TAG}_odd-bf16-pad1.json"
+      run_step odd_tf32 bench --kernels 'wgmma*,mma_sync_*anyalign,auto' --dtype tf32 \
+        --layout-b col --shape 4095x4095x4095 --format json --output "${TAG}_odd-tf32-ld4095.json"
       ;;
     random)
       # Shapes nobody picked: bench --random 100 (seed 7, 1..8192 per dimension, random layout

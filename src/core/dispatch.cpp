@@ -73,15 +73,19 @@ constexpr Rule kSimtRules[] = {
 // 15's TMA-store epilogue without a cluster (its cluster variant "c2" lost to it), its 128x256
 // tile from about a wave of it up, its 128x64 tile where 128x128 tiles would leave SMs idle,
 // its 128x128 tile between (docs/perf-notes.md, rungs 14 and 15); rung 14 behind them (the same kernel with the register epilogue, which rung 15 runs
-// itself when beta != 0 or N is not a whole number of 16-byte granules). Elsewhere, and for
-// what wgmma refuses (tf32 with an M/N-major operand, leading dimensions no tensor map can
-// describe), mma.sync: the larger tile only on many waves of it, the 128x128 tile otherwise.
+// itself when beta != 0 or N is not a whole number of 16-byte granules); for A or B that no
+// tensor map can describe (odd leading dimension, base off 16 bytes), rung 16, which copies them
+// to a 16-byte pitch first. Elsewhere, and for what wgmma refuses (tf32 with an M/N-major
+// operand), mma.sync: the larger tile only on many waves of it, the 128x128 tile otherwise.
 // On the H100 development runs perf-notes.md (rung 13) records, 128x256 won at 8192^3 (2048
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma_tma_store", 128, 256, 0, false, ""},
     {When::kUnderSms128, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, false, ""},
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, false, ""},
+    {When::kWaveOf128x256, BNeeds::kAny, "wgmma_padded", 128, 256, 0, false, ""},
+    {When::kUnderSms128, BNeeds::kAny, "wgmma_padded", 128, 64, 0, false, ""},
+    {When::kAlways, BNeeds::kAny, "wgmma_padded", 128, 128, 0, false, ""},
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma", 128, 256, 0, false, ""},
     {When::kAlways, BNeeds::kAny, "wgmma", 128, 128, 0, false, ""},
     {When::kWaves8Of128x256, BNeeds::kAny, "mma_sync", 128, 256, 0, false, ""},

@@ -18,6 +18,7 @@ void register_all_families(Registry& r) {
 #if TILEGEMM_HAS_SM90A
   register_wgmma(r);
   register_wgmma_tma_store(r);
+  register_wgmma_padded(r);
 #endif
 #if defined(TILEGEMM_WITH_CUTE)
   register_cute_simple(r);

@@ -121,7 +121,9 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(chosen_typed(4096, t), "wgmma_128x256x64_s4_ts");
     EXPECT_EQ(chosen_typed(1536, t), "wgmma_128x128x64_s6_ts");  // 144 tiles of 128x128
     EXPECT_EQ(chosen_typed(1024, t), "wgmma_128x64x64_s8_ts");   // 64 tiles of 128x128 < 132 SMs
-    EXPECT_EQ(chosen_typed(1001, t), "mma_sync_128x128x32_w64x64_s4_anyalign");
+    // ld 1001 (no 16-byte pitch) and a base one element off: rung 16 copies the operands first
+    EXPECT_EQ(chosen_typed(1001, t), "wgmma_128x64x64_s8_ts_pad");
+    EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");
     alignas(16) static std::uint16_t buf[64];
     const Problem p = Problem::make_typed(4096, 4096, 4096, t, buf, buf, buf);
     if (find_kernel("mma_sync_128x128x32_w64x64_s4")->desc.runs_on(80)) {  // sm_80 built

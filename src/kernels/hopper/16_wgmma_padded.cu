@@ -1,0 +1,188 @@
+// Rung 16: odd leading dimensions and misaligned base pointers on the wgmma rungs (sm_90a).
+//
+// A tensor map needs a 16-byte aligned base and a pitch of a multiple of 16 bytes; an operand with
+// an odd leading dimension (bf16 ld not a multiple of 8, tf32 not of 4) or a base off 16 bytes
+// cannot be described, and until this rung such problems ran on rung 13's `_anyalign` mma.sync
+// instance at a fraction of the tensor cores. Here the launcher first copies each such operand
+// into the library's stream workspace with its pitch rounded up to 16 bytes (one coalesced pass:
+// every thread reads 16 bytes' worth of consecutive elements and writes them as one 16-byte
+// vector; the tail of each line is zero-filled), then runs rung 15's kernel on the copy. The copy
+// is inside the timed call. Its floor: the operand read and written once at copy bandwidth,
+// against a GEMM that reads it K/BN (A) or M/BM (B) times from L2: a few percent of the GEMM at
+// 4095^3 (docs/perf-notes.md, "Rung 16").
+// C needs no copy: the epilogue stores through registers to any alignment (rung 15's TMA store
+// only where exact). Operands a tensor map can describe are left in place.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "../../core/device_runtime.hpp"
+#include "../families.hpp"
+#include "wgmma_tma.cuh"
+
+namespace tilegemm::kernels {
+
+namespace {
+
+// Copies `rows` lines of `cols` elements of `bytes` each, `src_pitch` elements apart, into lines
+// `dst_pitch` elements apart (dst 16-byte aligned, dst_pitch * bytes a multiple of 16): each
+// thread one 16-byte piece of a destination line, elements past `cols` written as zeros.
+template <int kBytes>
+__global__ void pad_pitch_kernel(const unsigned char* __restrict__ src, std::int64_t src_pitch,
+                                 unsigned char* __restrict__ dst, std::int64_t dst_pitch,
+                                 std::int64_t rows, std::int64_t cols) {
+  constexpr int kPer = 16 / kBytes;  // elements per 16-byte piece
+  const std::int64_t pieces_per_row = dst_pitch / kPer;
+  const std::int64_t total = rows * pieces_per_row;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < total; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t r = i / pieces_per_row;
+    const std::int64_t c0 = (i - r * pieces_per_row) * kPer;
+    alignas(16) unsigned char piece[16] = {};
+    const unsigned char* line = src + r * src_pitch * kBytes;
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) {
+      if (c0 + e < cols) {
+        if constexpr (kBytes == 2) {
+          *reinterpret_cast<std::uint16_t*>(piece + 2 * e) =
+              *reinterpret_cast<const std::uint16_t*>(line + (c0 + e) * 2);
+        } else {
+          *reinterpret_cast<std::uint32_t*>(piece + 4 * e) =
+              *reinterpret_cast<const std::uint32_t*>(line + (c0 + e) * 4);
+        }
+      }
+    }
+    *reinterpret_cast<uint4*>(dst + (r * dst_pitch + c0) * kBytes) =
+        *reinterpret_cast<const uint4*>(piece);
+  }
+}
+
+// An operand as the copy sees it: lines of contiguous elements (hopper::OperandGeometry).
+struct Copy {
+  bool needed = false;
+  std::int64_t rows = 0, cols = 0, pitch = 0;  // pitch: the copy's, in elements
+  std::size_t bytes = 0;                       // the copy's size, rounded up to 256 bytes
+};
+
+Copy plan_copy(DType dtype, const void* data, hopper::OperandGeometry g, std::int64_t ld) {
+  Copy c;
+  if (hopper::tensor_map_describable(dtype, data, g.rows, g.cols, ld)) return c;
+  const auto es = static_cast<std::int64_t>(dtype_bytes(dtype));
+  c.needed = true;
+  c.rows = g.rows;
+  c.cols = g.cols;
+  c.pitch = views::round_up(g.cols, 16 / es);
+  c.bytes = static_cast<std::size_t>(views::round_up(c.rows * c.pitch * es, 256));
+  return c;
+}
+
+// The oriented problem with each operand that needs it pointing at its padded copy (at `a_copy`,
+// `b_copy`; for can_implement, any 16-byte-aligned addresses).
+Problem padded(const Problem& q, const Copy& ca, const Copy& cb, const void* a_copy,
+               const void* b_copy) {
+  Problem p = q;
+  if (ca.needed) {
+    p.a.data = a_copy;
+    p.a.ld = ca.pitch;
+  }
+  if (cb.needed) {
+    p.b.data = b_copy;
+    p.b.ld = cb.pitch;
+  }
+  return p;
+}
+
+template <class Cfg>
+bool can_implement_padded(const Problem& problem) {
+  const Problem q = hopper::oriented(problem);
+  const Copy ca = plan_copy(q.a.dtype, q.a.data, hopper::a_geometry(q), q.a.ld);
+  const Copy cb = plan_copy(q.b.dtype, q.b.data, hopper::b_geometry(q), q.b.ld);
+  if (!ca.needed && !cb.needed) return false;  // rung 15 takes it as it is
+  alignas(16) static const unsigned char kAligned[16] = {};
+  // The copies must fit an int64 index and a single workspace; the kernel must take the rest.
+  constexpr std::size_t kMaxCopy = std::size_t{1} << 40;
+  if (ca.bytes + cb.bytes > kMaxCopy) return false;
+  return hopper::can_implement<Cfg>(padded(q, ca, cb, kAligned, kAligned));
+}
+
+template <int kBytes>
+cudaError_t copy_operand(const void* src, std::int64_t src_pitch, void* dst, const Copy& c,
+                         cudaStream_t stream) {
+  const std::int64_t pieces = c.rows * (c.pitch / (16 / kBytes));
+  const int threads = 256;
+  const auto blocks = static_cast<unsigned>(
+      std::min<std::int64_t>((pieces + threads - 1) / threads, 8LL * runtime::sm_count()));
+  pad_pitch_kernel<kBytes><<<blocks, threads, 0, stream>>>(
+      static_cast<const unsigned char*>(src), src_pitch, static_cast<unsigned char*>(dst),
+      c.pitch, c.rows, c.cols);
+  return cudaGetLastError();
+}
+
+cudaError_t copy_if_needed(const Copy& c, DType dtype, const void* src, std::int64_t ld,
+                           void* dst, cudaStream_t stream) {
+  if (!c.needed) return cudaSuccess;
+  return dtype_bytes(dtype) == 4 ? copy_operand<4>(src, ld, dst, c, stream)
+                                 : copy_operand<2>(src, ld, dst, c, stream);
+}
+
+template <class Cfg>
+cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
+  const Problem q = hopper::oriented(problem);
+  const Copy ca = plan_copy(q.a.dtype, q.a.data, hopper::a_geometry(q), q.a.ld);
+  const Copy cb = plan_copy(q.b.dtype, q.b.data, hopper::b_geometry(q), q.b.ld);
+  void* workspace = nullptr;
+  if (cudaError_t err = runtime::stream_workspace(ca.bytes + cb.bytes, stream, &workspace);
+      err != cudaSuccess) {
+    return err;
+  }
+  unsigned char* a_copy = static_cast<unsigned char*>(workspace);
+  unsigned char* b_copy = a_copy + ca.bytes;
+  if (cudaError_t err = copy_if_needed(ca, q.a.dtype, q.a.data, q.a.ld, a_copy, stream);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = copy_if_needed(cb, q.b.dtype, q.b.data, q.b.ld, b_copy, stream);
+      err != cudaSuccess) {
+    return err;
+  }
+  // `padded` keeps the oriented problem's row-major C, so the launcher orients it as it is.
+  return hopper::launch<Cfg>(padded(q, ca, cb, a_copy, b_copy), stream);
+}
+
+template <class Cfg>
+const void* device_function_padded(const Problem& p) {
+  return hopper::device_function<Cfg>(p);
+}
+
+template <class Cfg>
+KernelInfo describe_padded(const char* operands) {
+  KernelInfo k = hopper::describe<Cfg>(
+      "wgmma_padded", 16,
+      std::string("operands no tensor map can describe copied to a 16-byte pitch first, ") +
+          operands);
+  k.name += "_pad";
+  k.desc.align_a = 1;  // any leading dimension and base: that is what the copy is for
+  k.desc.align_b = 1;
+  k.can_implement = can_implement_padded<Cfg>;
+  k.launch = launch_padded<Cfg>;
+  k.device_function = device_function_padded<Cfg>;
+  return k;
+}
+
+}  // namespace
+
+void register_wgmma_padded(Registry& r) {
+  using hopper::Config;
+  constexpr bool kTf32 = true, k16Bit = false, kTmaStore = true;
+  const char* k16 = "every A/B layout mix";
+  const char* kK = "K-major A and B";
+  r.push_back(describe_padded<Config<256, 4, k16Bit, 1, kTmaStore>>(k16));
+  r.push_back(describe_padded<Config<128, 6, k16Bit, 1, kTmaStore>>(k16));
+  r.push_back(describe_padded<Config<64, 8, k16Bit, 1, kTmaStore>>(k16));
+  r.push_back(describe_padded<Config<256, 4, kTf32, 1, kTmaStore>>(kK));
+  r.push_back(describe_padded<Config<128, 6, kTf32, 1, kTmaStore>>(kK));
+  r.push_back(describe_padded<Config<64, 8, kTf32, 1, kTmaStore>>(kK));
+}
+
+}  // namespace tilegemm::kernels
