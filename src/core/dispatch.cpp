@@ -31,6 +31,11 @@ enum class When : std::uint8_t {
   kWaves8Of128x256,  // at least 8 waves of 128x256 tiles
   kTilePerSm128,     // at least one 128x128 tile per SM
   kUnderSms128,      // fewer 128x128 tiles than SMs
+  // The same with K >= 256: where copying operands to a 16-byte pitch (rung 16, about 7 us of
+  // extra launches) pays for itself against mma.sync's any-alignment path.
+  kWaveOf128x256K256,
+  kUnderSms128K256,
+  kK256,
   kLongKFewTiles,    // K >= 4 max(M, N) and 128x128 tiles fill at most half the SMs
   kFewTiles64MLeN,   // 64x64 tiles fill at most half the SMs and M <= N
   kAlways,
@@ -75,7 +80,8 @@ constexpr Rule kSimtRules[] = {
 // its 128x128 tile between (docs/perf-notes.md, rungs 14 and 15); rung 14 behind them (the same kernel with the register epilogue, which rung 15 runs
 // itself when beta != 0 or N is not a whole number of 16-byte granules); for A or B that no
 // tensor map can describe (odd leading dimension, base off 16 bytes), rung 16, which copies them
-// to a 16-byte pitch first. Elsewhere, and for what wgmma refuses (tf32 with an M/N-major
+// to a 16-byte pitch first, from K = 256 up (below it the copy's launches cost more than they
+// save: perf-notes.md, rung 16). Elsewhere, and for what wgmma refuses (tf32 with an M/N-major
 // operand), mma.sync: the larger tile only on many waves of it, the 128x128 tile otherwise.
 // On the H100 development runs perf-notes.md (rung 13) records, 128x256 won at 8192^3 (2048
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
@@ -83,9 +89,9 @@ constexpr Rule kTensorRules[] = {
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma_tma_store", 128, 256, 0, false, ""},
     {When::kUnderSms128, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, false, ""},
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, false, ""},
-    {When::kWaveOf128x256, BNeeds::kAny, "wgmma_padded", 128, 256, 0, false, ""},
-    {When::kUnderSms128, BNeeds::kAny, "wgmma_padded", 128, 64, 0, false, ""},
-    {When::kAlways, BNeeds::kAny, "wgmma_padded", 128, 128, 0, false, ""},
+    {When::kWaveOf128x256K256, BNeeds::kAny, "wgmma_padded", 128, 256, 0, false, ""},
+    {When::kUnderSms128K256, BNeeds::kAny, "wgmma_padded", 128, 64, 0, false, ""},
+    {When::kK256, BNeeds::kAny, "wgmma_padded", 128, 128, 0, false, ""},
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma", 128, 256, 0, false, ""},
     {When::kAlways, BNeeds::kAny, "wgmma", 128, 128, 0, false, ""},
     {When::kWaves8Of128x256, BNeeds::kAny, "mma_sync", 128, 256, 0, false, ""},
@@ -108,6 +114,12 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return tiles(p, 128, 128) >= sms;
     case When::kUnderSms128:
       return tiles(p, 128, 128) < sms;
+    case When::kWaveOf128x256K256:
+      return p.k >= 256 && holds(When::kWaveOf128x256, p, sms);
+    case When::kUnderSms128K256:
+      return p.k >= 256 && holds(When::kUnderSms128, p, sms);
+    case When::kK256:
+      return p.k >= 256;
     case When::kLongKFewTiles:
       return p.k >= 4 * std::max(p.m, p.n) && 2 * tiles(p, 128, 128) <= sms;
     case When::kFewTiles64MLeN:

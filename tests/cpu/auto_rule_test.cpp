@@ -124,6 +124,14 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     // ld 1001 (no 16-byte pitch) and a base one element off: rung 16 copies the operands first
     EXPECT_EQ(chosen_typed(1001, t), "wgmma_128x64x64_s8_ts_pad");
     EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");
+    {
+      // short K: the copy does not pay, mma.sync's any-alignment instance runs
+      alignas(16) static std::uint16_t small[64];
+      const Problem short_k = Problem::make_typed(1001, 1001, 255, t, small, small, small);
+      const KernelInfo* k = select_kernel(short_k, 90);
+      ASSERT_NE(k, nullptr);
+      EXPECT_EQ(k->name, "mma_sync_128x128x32_w64x64_s4_anyalign");
+    }
     alignas(16) static std::uint16_t buf[64];
     const Problem p = Problem::make_typed(4096, 4096, 4096, t, buf, buf, buf);
     if (find_kernel("mma_sync_128x128x32_w64x64_s4")->desc.runs_on(80)) {  // sm_80 built
