@@ -4,9 +4,9 @@
 // an odd leading dimension (bf16 ld not a multiple of 8, tf32 not of 4) or a base off 16 bytes
 // cannot be described, and until this rung such problems ran on rung 13's `_anyalign` mma.sync
 // instance at a fraction of the tensor cores. Here the launcher first copies each such operand
-// into the library's stream workspace with its pitch rounded up to 16 bytes (one coalesced pass:
-// every thread reads 16 bytes' worth of consecutive elements and writes them as one 16-byte
-// vector; the tail of each line is zero-filled), then runs rung 15's kernel on the copy. The copy
+// into the library's stream workspace with its pitch rounded up to 16 bytes (one pass through
+// shared memory: coalesced element loads in, 16-byte vector stores out; the tail of each line
+// zero-filled), then runs rung 15's kernel on the copy. The copy
 // is inside the timed call. Its floor: the operand read and written once at copy bandwidth,
 // against a GEMM that reads it K/BN (A) or M/BM (B) times from L2: a few percent of the GEMM at
 // 4095^3 (docs/perf-notes.md, "Rung 16").
@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "../../core/device_runtime.hpp"
 #include "../families.hpp"
@@ -25,36 +26,42 @@ namespace tilegemm::kernels {
 
 namespace {
 
-// Copies `rows` lines of `cols` elements of `bytes` each, `src_pitch` elements apart, into lines
-// `dst_pitch` elements apart (dst 16-byte aligned, dst_pitch * bytes a multiple of 16): each
-// thread one 16-byte piece of a destination line, elements past `cols` written as zeros.
+// Copies `rows` lines of `cols` elements of kBytes each, `src_pitch` elements apart, into lines
+// `dst_pitch` elements apart (dst 16-byte aligned, dst_pitch * kBytes a multiple of 16), the tail
+// of each line past `cols` zero-filled. A block takes one 4 KiB segment of a destination line at a
+// time: its threads read the segment's elements one each, consecutive threads consecutive
+// elements (coalesced whatever the source alignment), into shared memory, then write it out as
+// 16-byte vectors.
 template <int kBytes>
-__global__ void pad_pitch_kernel(const unsigned char* __restrict__ src, std::int64_t src_pitch,
-                                 unsigned char* __restrict__ dst, std::int64_t dst_pitch,
-                                 std::int64_t rows, std::int64_t cols) {
-  constexpr int kPer = 16 / kBytes;  // elements per 16-byte piece
-  const std::int64_t pieces_per_row = dst_pitch / kPer;
-  const std::int64_t total = rows * pieces_per_row;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < total; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const std::int64_t r = i / pieces_per_row;
-    const std::int64_t c0 = (i - r * pieces_per_row) * kPer;
-    alignas(16) unsigned char piece[16] = {};
-    const unsigned char* line = src + r * src_pitch * kBytes;
-#pragma unroll
-    for (int e = 0; e < kPer; ++e) {
-      if (c0 + e < cols) {
-        if constexpr (kBytes == 2) {
-          *reinterpret_cast<std::uint16_t*>(piece + 2 * e) =
-              *reinterpret_cast<const std::uint16_t*>(line + (c0 + e) * 2);
-        } else {
-          *reinterpret_cast<std::uint32_t*>(piece + 4 * e) =
-              *reinterpret_cast<const std::uint32_t*>(line + (c0 + e) * 4);
-        }
-      }
+__global__ void __launch_bounds__(256) pad_pitch_kernel(const unsigned char* __restrict__ src,
+                                                        std::int64_t src_pitch,
+                                                        unsigned char* __restrict__ dst,
+                                                        std::int64_t dst_pitch, std::int64_t rows,
+                                                        std::int64_t cols) {
+  using Elem = std::conditional_t<kBytes == 2, std::uint16_t, std::uint32_t>;
+  constexpr int kThreads = 256;
+  constexpr int kSeg = 4096 / kBytes;  // elements per segment
+  constexpr int kPer = 16 / kBytes;    // elements per 16-byte vector
+  __shared__ __align__(16) Elem seg[kSeg];
+  const std::int64_t segs_per_row = (dst_pitch + kSeg - 1) / kSeg;
+  const std::int64_t total = rows * segs_per_row;
+  const Elem* const s = reinterpret_cast<const Elem*>(src);
+  Elem* const d = reinterpret_cast<Elem*>(dst);
+  for (std::int64_t t = blockIdx.x; t < total; t += gridDim.x) {
+    const std::int64_t r = t / segs_per_row;
+    const std::int64_t c0 = (t - r * segs_per_row) * kSeg;
+    const Elem* const line = s + r * src_pitch;
+#pragma unroll 4
+    for (int i = static_cast<int>(threadIdx.x); i < kSeg; i += kThreads) {
+      seg[i] = c0 + i < cols ? line[c0 + i] : Elem{0};
     }
-    *reinterpret_cast<uint4*>(dst + (r * dst_pitch + c0) * kBytes) =
-        *reinterpret_cast<const uint4*>(piece);
+    __syncthreads();
+    const std::int64_t width = dst_pitch - c0 < kSeg ? dst_pitch - c0 : kSeg;  // whole vectors
+    for (int v = static_cast<int>(threadIdx.x); v * kPer < width; v += kThreads) {
+      *reinterpret_cast<uint4*>(d + r * dst_pitch + c0 + v * kPer) =
+          *reinterpret_cast<const uint4*>(seg + v * kPer);
+    }
+    __syncthreads();  // the segment is free for the next one
   }
 }
 
@@ -109,10 +116,11 @@ bool can_implement_padded(const Problem& problem) {
 template <int kBytes>
 cudaError_t copy_operand(const void* src, std::int64_t src_pitch, void* dst, const Copy& c,
                          cudaStream_t stream) {
-  const std::int64_t pieces = c.rows * (c.pitch / (16 / kBytes));
+  constexpr std::int64_t kSeg = 4096 / kBytes;
+  const std::int64_t segments = c.rows * ((c.pitch + kSeg - 1) / kSeg);
   const int threads = 256;
-  const auto blocks = static_cast<unsigned>(
-      std::min<std::int64_t>((pieces + threads - 1) / threads, 8LL * runtime::sm_count()));
+  const auto blocks =
+      static_cast<unsigned>(std::min<std::int64_t>(segments, 16LL * runtime::sm_count()));
   pad_pitch_kernel<kBytes><<<blocks, threads, 0, stream>>>(
       static_cast<const unsigned char*>(src), src_pitch, static_cast<unsigned char*>(dst),
       c.pitch, c.rows, c.cols);
