@@ -130,6 +130,8 @@ struct Params {
   int raster_group;  // tile-rows (cluster tile-rows) walked before moving one column right
   int c_vec2;        // C's base and ldc allow 2-element vector accesses at even columns
   int c_tma;         // the epilogue stores C with TMA (Config::kTmaStore, beta = 0, exact)
+  int c_stage;       // ... or, where neither a TMA store is exact nor element pairs can be
+                     // stored (odd ldc), with coalesced stores from the same staging buffers
 };
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
@@ -212,6 +214,16 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
 }
 __device__ __forceinline__ void st_shared_b32(std::uint32_t addr, std::uint32_t v) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ std::uint16_t ld_shared_u16(std::uint32_t addr) {
+  std::uint16_t v;
+  asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(addr) : "memory");
+  return v;
+}
+__device__ __forceinline__ std::uint32_t ld_shared_u32(std::uint32_t addr) {
+  std::uint32_t v;
+  asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+  return v;
 }
 __device__ __forceinline__ void st_shared_v2_f32(std::uint32_t addr, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
@@ -465,11 +477,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // (+ 8) and columns 8 j + 2 (lane % 4) + {0, 1}. The producer is already filling the ring
     // with the next tile meanwhile. ----
     if constexpr (Cfg::kTmaStore) {
-      if (p.c_tma != 0) {
+      if (p.c_tma != 0 || p.c_stage != 0) {
         // Through shared memory: 64-row x 128-byte chunks of this consumer's rows, each written
         // into one of two staging buffers in the 128-byte swizzled layout of the C tensor map
         // (bank-conflict free: the 8 rows of a store land in 8 different 16-byte columns), then
-        // stored by one TMA box while the next chunk is written into the other buffer.
+        // stored by one TMA box while the next chunk is written into the other buffer, or, where
+        // a TMA store is not exact (odd ldc, N * element size not a multiple of 16, misaligned
+        // C), by the consumer's threads, consecutive threads to consecutive columns.
         constexpr int kChunkCols = RB / static_cast<int>(sizeof(CT));  // 64 (16-bit) or 32
         constexpr int kChunks = BN / kChunkCols;
         constexpr int kN8 = kChunkCols / 8;  // accumulator n8 groups per chunk
@@ -503,13 +517,41 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
               }
             }
           }
-          fence_proxy_async_smem();
-          // The previous chunk's store has read the other buffer, which the next chunk writes.
-          if (tid == 0) bulk_wait_read_all();
-          named_barrier_sync(1 + cw, 128);
-          if (tid == 0) {
-            tma_store_2d(&tma_c, buf, n0 + ch * kChunkCols, m0 + 64 * cw);
-            bulk_commit();
+          if (p.c_tma != 0) {
+            fence_proxy_async_smem();
+            // The previous chunk's store has read the other buffer, which the next chunk writes.
+            if (tid == 0) bulk_wait_read_all();
+            named_barrier_sync(1 + cw, 128);
+            if (tid == 0) {
+              tma_store_2d(&tma_c, buf, n0 + ch * kChunkCols, m0 + 64 * cw);
+              bulk_commit();
+            }
+          } else {
+            // Every thread's part of the chunk is in the buffer; this chunk's reads below finish
+            // before the thread writes the next chunk, so the barrier of the next chunk also
+            // frees this buffer for the one after it.
+            named_barrier_sync(1 + cw, 128);
+            // One column per thread (128 threads: 2 or 4 rows per pass), rows walked down.
+            constexpr int kRowsPerPass = 128 / kChunkCols;
+            const int col = tid % kChunkCols;
+            const int byte = col * static_cast<int>(sizeof(CT));
+            const int rows_here = min(64, p.m - m0 - 64 * cw);
+            const bool col_in = col < p.n - n0 - ch * kChunkCols;
+            CT* out = c + static_cast<std::int64_t>(m0 + 64 * cw + tid / kChunkCols) * p.ldc +
+                      n0 + ch * kChunkCols + col;
+            const std::int64_t step = static_cast<std::int64_t>(kRowsPerPass) * p.ldc;
+#pragma unroll 1
+            for (int r = tid / kChunkCols; r < rows_here; r += kRowsPerPass, out += step) {
+              if (col_in) {
+                const int swizzled = (((byte >> 4) ^ (r & 7)) << 4) | (byte & 15);
+                const std::uint32_t addr = buf + static_cast<std::uint32_t>(r * RB + swizzled);
+                if constexpr (sizeof(CT) == 4) {
+                  *reinterpret_cast<std::uint32_t*>(out) = ld_shared_u32(addr);
+                } else {
+                  *reinterpret_cast<std::uint16_t*>(out) = ld_shared_u16(addr);
+                }
+              }
+            }
           }
         }
         continue;
@@ -698,6 +740,9 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   prm.c_tma = Cfg::kTmaStore && q.beta == 0.0f &&
               (q.n * static_cast<std::int64_t>(c_bytes)) % 16 == 0 &&
               tensor_map_describable(q.c.dtype, q.c.data, q.m, q.n, q.c.ld);
+  // Staged stores only where the register epilogue would store single elements (odd ldc or
+  // a C base off the pair alignment): with paired stores it measured faster.
+  prm.c_stage = Cfg::kTmaStore && q.beta == 0.0f && prm.c_tma == 0 && prm.c_vec2 == 0;
   if (prm.c_tma != 0) {
     if (cudaError_t err = make_tensor_map(&mc, q.c.dtype, q.c.data, q.m, q.n, q.c.ld, 64,
                                           Cfg::kRowBytes / static_cast<int>(c_bytes));
