@@ -212,7 +212,6 @@ class Timer {
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
   const Status& init_status() const { return init_; }
-  Status time(const LaunchFn& launch, cudaStream_t stream, TimingStats* out);
   // One round: the warm-up launches, then the timed ones, their milliseconds appended. A
   // non-empty `nvtx_range` wraps the first timed launch in that range of kNvtxDomain.
   Status sample(const LaunchFn& launch, cudaStream_t stream, std::vector<float>* samples_ms,

@@ -147,13 +147,6 @@ Timer::~Timer() {
   if (flush_buffer_ != nullptr) cudaFree(flush_buffer_);
 }
 
-Status Timer::time(const LaunchFn& launch, cudaStream_t stream, TimingStats* out) {
-  std::vector<float> samples;
-  if (Status s = sample(launch, stream, &samples); !s.ok()) return s;
-  *out = summarize_ms(std::move(samples));
-  return Status();
-}
-
 Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<float>* samples_ms,
                      const std::string& nvtx_range) {
   if (!init_.ok()) return init_;

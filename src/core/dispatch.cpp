@@ -31,8 +31,8 @@ enum class When : std::uint8_t {
   kWaves8Of128x256,  // at least 8 waves of 128x256 tiles
   kTilePerSm128,     // at least one 128x128 tile per SM
   kUnderSms128,      // fewer 128x128 tiles than SMs
-  // The same with K >= 256: where copying operands to a 16-byte pitch (rung 16, about 7 us of
-  // extra launches) pays for itself against mma.sync's any-alignment path.
+  // The same with K >= 256: where copying operands to a 16-byte pitch (rung 16: two extra
+  // launches and a pass over A and B) pays for itself against mma.sync's any-alignment path.
   kWaveOf128x256K256,
   kUnderSms128K256,
   kK256,

@@ -7,9 +7,8 @@
 // into the library's stream workspace with its pitch rounded up to 16 bytes (one pass through
 // shared memory: coalesced element loads in, 16-byte vector stores out; the tail of each line
 // zero-filled), then runs rung 15's kernel on the copy. The copy
-// is inside the timed call. Its floor: the operand read and written once at copy bandwidth,
-// against a GEMM that reads it K/BN (A) or M/BM (B) times from L2: a few percent of the GEMM at
-// 4095^3 (docs/perf-notes.md, "Rung 16").
+// is inside the timed call. Its cost: each copied operand read and written once at copy
+// bandwidth, two extra launches (docs/perf-notes.md, "Rung 16", has the measured split).
 // C needs no copy: the epilogue stores through registers to any alignment (rung 15's TMA store
 // only where exact). Operands a tensor map can describe are left in place.
 #include <cuda_runtime.h>
@@ -159,11 +158,6 @@ cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
 }
 
 template <class Cfg>
-const void* device_function_padded(const Problem& p) {
-  return hopper::device_function<Cfg>(p);
-}
-
-template <class Cfg>
 KernelInfo describe_padded(const char* operands) {
   KernelInfo k = hopper::describe<Cfg>(
       "wgmma_padded", 16,
@@ -173,8 +167,7 @@ KernelInfo describe_padded(const char* operands) {
   k.desc.align_a = 1;  // any leading dimension and base: that is what the copy is for
   k.desc.align_b = 1;
   k.can_implement = can_implement_padded<Cfg>;
-  k.launch = launch_padded<Cfg>;
-  k.device_function = device_function_padded<Cfg>;
+  k.launch = launch_padded<Cfg>;  // device_function stays rung 15's: the same kernel runs
   return k;
 }
 

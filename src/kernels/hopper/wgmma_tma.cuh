@@ -588,8 +588,6 @@ inline Problem oriented(const Problem& p) {
   return p.c.layout == Layout::kRowMajor ? p : views::mirrored(p);
 }
 
-using KernelFn = void (*)(CUtensorMap, CUtensorMap, CUtensorMap, Params);
-
 // How many clusters of a kernel fit on the GPU at once, per device (0: not asked yet).
 struct ClusterCache {
   static constexpr int kDevices = 64;
