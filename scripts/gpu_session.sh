@@ -4,7 +4,8 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor verify-ts rung15 profile odd random ncu-tensor, and regress (every fp32 kernel at 4096^3) (default: all)
+#        sanitize-tensor tensor verify-ts rung15 tf32 sass profile odd random ncu-tensor, and
+#        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/tools/tilegemm}
@@ -132,7 +133,8 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pi
         ab=${t%%:*} c=${t##*:}
         for lay in "row row row" "row col col" "col row row" "col col col"; do
           read -r la lb lc <<<"$lay"
-          [ "$ab" = tf32 ] && { la=row; lb=col; }
+          # tf32 wgmma takes every mix but A column-major with B row-major
+          [ "$ab" = tf32 ] && [ "$la$lb" = colrow ] && { la=row; lb=col; }
           run_step "verify_ts_${ab}_${c}_${la}${lb}${lc}" "$TG" verify --kernels "${TS_GLOB:-wgmma_*}" \
             --dtype "$ab" --dtype-c "$c" --layout-a "$la" --layout-b "$lb" --layout-c "$lc" \
             --beta 0 "${shapes[@]}"
@@ -160,6 +162,27 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pi
             --shape 8192x8192x8192 --format json --output "${TAG}_w15-${ab}-${la}${lb}.json"
         done
       done
+      ;;
+    tf32)
+      # tf32 wgmma in each A/B layout mix beside cuBLAS: M/N-major A through registers, N-major B
+      # through the mirrored product. Row-major A and B (the default) over the target shapes; the
+      # other mixes at 4096^3 and 8192^3, C row- and column-major.
+      run_step bench_tf32_rowrow bench --kernels "${TF32_GLOB:-wgmma_tf32*,mma_sync_tf32*},auto" \
+        --dtype tf32 --size 256:8192:x2 --shape 8192x1024x8192 --shape 4096x4096x16384 \
+        --format json --output "${TAG}_tf32-rowrow.json"
+      for lay in "col col row" "row col row" "col row row" "row row col" "col col col"; do
+        read -r la lb lc <<<"$lay"
+        run_step "bench_tf32_${la}${lb}${lc}" bench \
+          --kernels "${TF32_GLOB:-wgmma_tf32*,mma_sync_tf32*},auto" --dtype tf32 \
+          --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --shape 4096x4096x4096 \
+          --shape 8192x8192x8192 --format json --output "${TAG}_tf32-${la}${lb}${lc}.json"
+      done
+      ;;
+    sass)
+      # A tensor-core rung whose SASS shows no HGMMA is on the wrong path: count HGMMA per kernel.
+      run_step sass bash -c "cuobjdump -sass '$TG' | awk '/Function :/ {f=\$3} /HGMMA/ {n[f]++} \
+        END {for (k in n) print n[k], k}' | sort -k2"
+      echo "kernels with HGMMA: $(grep -c . "$R/sass.log")" | tee -a "$summary"
       ;;
     profile)
       # tilegemm profile (Nsight Compute through the lab): the seeds' kernels and the best of each

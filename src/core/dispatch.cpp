@@ -81,8 +81,8 @@ constexpr Rule kSimtRules[] = {
 // itself when beta != 0 or N is not a whole number of 16-byte granules); for A or B that no
 // tensor map can describe (odd leading dimension, base off 16 bytes), rung 16, which copies them
 // to a 16-byte pitch first, from K = 256 up (below it the copy's launches cost more than they
-// save: perf-notes.md, rung 16). Elsewhere, and for what wgmma refuses (tf32 with an M/N-major
-// operand), mma.sync: the larger tile only on many waves of it, the 128x128 tile otherwise.
+// save: perf-notes.md, rung 16; it also copies B transposed for tf32 with A and B both M/N-major,
+// the one mix the wgmma kernel refuses). Elsewhere mma.sync: the larger tile only on many waves of it, the 128x128 tile otherwise.
 // On the H100 development runs perf-notes.md (rung 13) records, 128x256 won at 8192^3 (2048
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {

@@ -112,8 +112,8 @@ std::string chosen_typed(std::int64_t s, GemmTypes t, int offset = 0, int cc = 9
 }
 
 // sm_90 with the sm_90a families built: rung 15 (TMA-store epilogue, no cluster) for 16-bit
-// types and for tf32 with K-major A and B; mma.sync where wgmma cannot run (an ld no tensor map
-// describes, tf32 with row-major B, cc 8.0).
+// types and for tf32 in every layout mix; mma.sync where wgmma cannot run (an ld no tensor map
+// describes with K < 256, cc 8.0).
 TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
   if (find_kernel("wgmma_128x256x64_s4") == nullptr) GTEST_SKIP() << "built without sm_90a";
   for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32}}) {
@@ -143,10 +143,24 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
   const GemmTypes tf32{DType::kTF32, DType::kF32};
   alignas(16) static float fbuf[64];
   Problem kk = Problem::make_typed(4096, 4096, 4096, tf32, fbuf, fbuf, fbuf);
-  kk.b.layout = Layout::kColMajor;
-  const KernelInfo* k = select_kernel(kk, 90);
-  ASSERT_NE(k, nullptr);
-  EXPECT_EQ(k->name, "wgmma_tf32_128x256x32_s4_ts");
+  // A row-major: K-major A and B from shared memory; A column-major: A through registers;
+  // B row-major: the mirrored product; A column-major and B row-major: B copied transposed first
+  // (rung 16).
+  for (Layout la : {Layout::kRowMajor, Layout::kColMajor}) {
+    for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
+      for (Layout lc : {Layout::kRowMajor, Layout::kColMajor}) {
+        kk.a.layout = la;
+        kk.b.layout = lb;
+        kk.c.layout = lc;
+        const KernelInfo* k = select_kernel(kk, 90);
+        ASSERT_NE(k, nullptr);
+        const bool both_mn = la == Layout::kColMajor && lb == Layout::kRowMajor;
+        EXPECT_EQ(k->name, both_mn ? "wgmma_tf32_128x256x32_s4_ts_pad"
+                                   : "wgmma_tf32_128x256x32_s4_ts")
+            << layout_name(la) << "," << layout_name(lb) << "," << layout_name(lc);
+      }
+    }
+  }
 }
 
 // Where wgmma is no candidate: an A100 (cc 8.0) when sm_80 is built, else sm_90 without the

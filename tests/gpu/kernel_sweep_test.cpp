@@ -84,8 +84,8 @@ TEST_P(KernelSweep, StandardSweepPasses) {
       ASSERT_TRUE(tb->init_status().ok()) << tb->init_status().message();
     }
     if (!kernel->can_implement(tb->problem())) {
-      // A kernel that reads only K-major operands (tf32 wgmma: A row-major, B column-major)
-      // still gets every shape, scalar pair and C layout of the sweep.
+      // A kernel that refuses a layout mix (tf32 wgmma: A column-major with B row-major) still
+      // gets every shape, scalar pair and C layout of the sweep, with K-major A and B.
       CaseSpec k_major = spec;
       k_major.la = Layout::kRowMajor;
       k_major.lb = Layout::kColMajor;

@@ -14,9 +14,12 @@
 //    waits for "full", issues its wgmmas, waits for them and arrives on "empty".
 //  - 128-byte swizzle everywhere: each TMA box is 128 bytes wide (64 bf16/f16 or 32 tf32
 //    elements), the layout wgmma's descriptors read without bank conflicts. bf16/f16 operands
-//    may be K-major or M/N-major (the wgmma transpose bits), so all four A/B layout mixes run;
-//    tf32 operands must be K-major (A row-major, B column-major), the other mixes are left to
-//    rung 13.
+//    may be K-major or M/N-major (the wgmma transpose bits), so all four A/B layout mixes run.
+//    wgmma reads tf32 from shared memory only K-major: an M-major tf32 A is loaded from its
+//    tile into registers (wgmma's register-A form), and an N-major B is turned into such an A
+//    by computing the mirrored product C^T = B^T A^T, whose C the epilogue writes transposed.
+//    So three tf32 mixes run here; A and B both M/N-major (A column-major, B row-major) are
+//    left to rung 13.
 //  - Persistent grid: one CTA per SM walks the tiles in the rasterised order; while the consumers
 //    run a tile's epilogue the producer is already loading the next tile.
 //  - Edges: the tensor maps cover exactly M x K and K x N, and the TMA fills everything past
@@ -27,6 +30,8 @@
 // Needs A and B 16-byte aligned with a leading dimension of a multiple of 16 bytes (what a
 // tensor map can describe); other problems go to rung 13's `_anyalign` instances.
 // The floor and the prediction: docs/perf-notes.md, "Rung 14"; measured numbers: bench/results.
+#include <string>
+
 #include "../families.hpp"
 #include "wgmma_tma.cuh"
 
@@ -40,10 +45,10 @@ void register_wgmma(Registry& r) {
   r.push_back(describe<Config<256, 4, k16Bit>>(kFamily, 14, "every A/B layout mix"));
   r.push_back(describe<Config<128, 6, k16Bit>>(kFamily, 14,
                                                "every A/B layout mix, twice the tiles of 128x256"));
-  r.push_back(describe<Config<256, 4, kTf32>>(kFamily, 14,
-                                              "K-major A and B (A row-major, B column-major)"));
-  r.push_back(
-      describe<Config<128, 6, kTf32>>(kFamily, 14, "K-major A and B, twice the tiles of 128x256"));
+  constexpr const char* kTf32Mixes = "A/B row/col, col/col, row/row (M/N-major tf32 through registers)";
+  r.push_back(describe<Config<256, 4, kTf32>>(kFamily, 14, kTf32Mixes));
+  r.push_back(describe<Config<128, 6, kTf32>>(
+      kFamily, 14, std::string(kTf32Mixes) + ", twice the tiles of 128x256"));
 }
 
 }  // namespace tilegemm::kernels

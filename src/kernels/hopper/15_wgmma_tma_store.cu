@@ -44,7 +44,8 @@ void register_wgmma_tma_store(Registry& r) {
   using hopper::Config;
   constexpr bool kTf32 = true, k16Bit = false, kTmaStore = true;
   constexpr const char* kStore16 = "TMA-store epilogue, every A/B layout mix";
-  constexpr const char* kStoreTf32 = "TMA-store epilogue, K-major A and B";
+  constexpr const char* kStoreTf32 =
+      "TMA-store epilogue, A/B row/col, col/col, row/row (M/N-major tf32 through registers)";
   r.push_back(describe_rung15<Config<256, 4, k16Bit, 1, kTmaStore>>(kStore16));
   r.push_back(describe_rung15<Config<128, 6, k16Bit, 1, kTmaStore>>(kStore16));
   r.push_back(describe_rung15<Config<256, 4, kTf32, 1, kTmaStore>>(kStoreTf32));
@@ -55,7 +56,7 @@ void register_wgmma_tma_store(Registry& r) {
   r.push_back(describe_rung15<Config<256, 4, k16Bit, 2, kTmaStore>>(
       "2-CTA clusters with B multicast, TMA-store epilogue, every A/B layout mix"));
   r.push_back(describe_rung15<Config<256, 4, kTf32, 2, kTmaStore>>(
-      "2-CTA clusters with B multicast, TMA-store epilogue, K-major A and B"));
+      "2-CTA clusters with B multicast, TMA-store epilogue, A/B row/col, col/col, row/row"));
 }
 
 }  // namespace tilegemm::kernels

@@ -11,8 +11,12 @@
 // bandwidth, two extra launches (docs/perf-notes.md, "Rung 16", has the measured split).
 // C needs no copy: the epilogue stores through registers to any alignment (rung 15's TMA store
 // only where exact). Operands a tensor map can describe are left in place.
+// The same copy step takes the one layout mix the tf32 wgmma kernel refuses, A and B both
+// M/N-major (A column-major, B row-major): B is copied transposed, K-major, and the kernel reads
+// its M-major A through registers. cuBLAS is slow in that mix too (docs/perf-notes.md, rung 16).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -64,9 +68,41 @@ __global__ void __launch_bounds__(256) pad_pitch_kernel(const unsigned char* __r
   }
 }
 
+// dst line r (of `rows`) is column r of src: dst[r * dst_pitch + c] = src[c * src_pitch + r] for
+// c < cols, 4-byte elements. 32 x 32 tiles through shared memory (a padded row keeps the column
+// reads free of bank conflicts), so both the loads and the stores are coalesced lines.
+__global__ void __launch_bounds__(256) transpose_kernel(const std::uint32_t* __restrict__ src,
+                                                        std::int64_t src_pitch,
+                                                        std::uint32_t* __restrict__ dst,
+                                                        std::int64_t dst_pitch, std::int64_t rows,
+                                                        std::int64_t cols) {
+  __shared__ std::uint32_t tile[32][33];
+  const int tx = static_cast<int>(threadIdx.x) % 32;
+  const int ty = static_cast<int>(threadIdx.x) / 32;  // 0..7
+  const std::int64_t tiles_r = (rows + 31) / 32;
+  const std::int64_t tiles = tiles_r * ((cols + 31) / 32);
+  for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const std::int64_t r0 = (t % tiles_r) * 32;  // dst lines = src columns
+    const std::int64_t c0 = (t / tiles_r) * 32;  // dst columns = src lines
+#pragma unroll
+    for (int j = 0; j < 32; j += 8) {
+      const std::int64_t c = c0 + ty + j;
+      if (c < cols && r0 + tx < rows) tile[ty + j][tx] = src[c * src_pitch + r0 + tx];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < 32; j += 8) {
+      const std::int64_t r = r0 + ty + j;
+      if (r < rows && c0 + tx < cols) dst[r * dst_pitch + c0 + tx] = tile[tx][ty + j];
+    }
+    __syncthreads();  // the tile is free for the next one
+  }
+}
+
 // An operand as the copy sees it: lines of contiguous elements (hopper::OperandGeometry).
 struct Copy {
   bool needed = false;
+  bool transposed = false;  // the copy's lines are the operand's columns (tf32 B, see above)
   std::int64_t rows = 0, cols = 0, pitch = 0;  // pitch: the copy's, in elements
   std::size_t bytes = 0;                       // the copy's size, rounded up to 256 bytes
 };
@@ -83,6 +119,23 @@ Copy plan_copy(DType dtype, const void* data, hopper::OperandGeometry g, std::in
   return c;
 }
 
+// tf32 with A and B both M/N-major: B (lines along N) is copied into lines along K.
+bool needs_transposed_b(const Problem& q) {
+  return q.a.dtype == DType::kTF32 && !views::a_k_contiguous(q) && !views::b_k_contiguous(q);
+}
+Copy plan_b_copy(const Problem& q) {
+  const hopper::OperandGeometry g = hopper::b_geometry(q);
+  if (!needs_transposed_b(q)) return plan_copy(q.b.dtype, q.b.data, g, q.b.ld);
+  Copy c;
+  c.needed = true;
+  c.transposed = true;
+  c.rows = g.cols;  // N lines of K
+  c.cols = g.rows;
+  c.pitch = views::round_up(c.cols, 4);
+  c.bytes = static_cast<std::size_t>(views::round_up(c.rows * c.pitch * 4, 256));
+  return c;
+}
+
 // The oriented problem with each operand that needs it pointing at its padded copy (at `a_copy`,
 // `b_copy`; for can_implement, any 16-byte-aligned addresses).
 Problem padded(const Problem& q, const Copy& ca, const Copy& cb, const void* a_copy,
@@ -95,6 +148,9 @@ Problem padded(const Problem& q, const Copy& ca, const Copy& cb, const void* a_c
   if (cb.needed) {
     p.b.data = b_copy;
     p.b.ld = cb.pitch;
+    if (cb.transposed) {
+      p.b.layout = p.b.layout == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor;
+    }
   }
   return p;
 }
@@ -103,7 +159,7 @@ template <class Cfg>
 bool can_implement_padded(const Problem& problem) {
   const Problem q = hopper::oriented(problem);
   const Copy ca = plan_copy(q.a.dtype, q.a.data, hopper::a_geometry(q), q.a.ld);
-  const Copy cb = plan_copy(q.b.dtype, q.b.data, hopper::b_geometry(q), q.b.ld);
+  const Copy cb = plan_b_copy(q);
   if (!ca.needed && !cb.needed) return false;  // rung 15 takes it as it is
   alignas(16) static const unsigned char kAligned[16] = {};
   // The copies must fit an int64 index and a single workspace; the kernel must take the rest.
@@ -129,6 +185,15 @@ cudaError_t copy_operand(const void* src, std::int64_t src_pitch, void* dst, con
 cudaError_t copy_if_needed(const Copy& c, DType dtype, const void* src, std::int64_t ld,
                            void* dst, cudaStream_t stream) {
   if (!c.needed) return cudaSuccess;
+  if (c.transposed) {
+    const std::int64_t tiles = ((c.rows + 31) / 32) * ((c.cols + 31) / 32);
+    const auto blocks =
+        static_cast<unsigned>(std::min<std::int64_t>(tiles, 16LL * runtime::sm_count()));
+    transpose_kernel<<<blocks, 256, 0, stream>>>(static_cast<const std::uint32_t*>(src), ld,
+                                                 static_cast<std::uint32_t*>(dst), c.pitch,
+                                                 c.rows, c.cols);
+    return cudaGetLastError();
+  }
   return dtype_bytes(dtype) == 4 ? copy_operand<4>(src, ld, dst, c, stream)
                                  : copy_operand<2>(src, ld, dst, c, stream);
 }
@@ -137,7 +202,7 @@ template <class Cfg>
 cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
   const Problem q = hopper::oriented(problem);
   const Copy ca = plan_copy(q.a.dtype, q.a.data, hopper::a_geometry(q), q.a.ld);
-  const Copy cb = plan_copy(q.b.dtype, q.b.data, hopper::b_geometry(q), q.b.ld);
+  const Copy cb = plan_b_copy(q);
   void* workspace = nullptr;
   if (cudaError_t err = runtime::stream_workspace(ca.bytes + cb.bytes, stream, &workspace);
       err != cudaSuccess) {
@@ -177,7 +242,7 @@ void register_wgmma_padded(Registry& r) {
   using hopper::Config;
   constexpr bool kTf32 = true, k16Bit = false, kTmaStore = true;
   const char* k16 = "every A/B layout mix";
-  const char* kK = "K-major A and B";
+  const char* kK = "every A/B layout mix (A column-major with B row-major: B copied transposed)";
   r.push_back(describe_padded<Config<256, 4, k16Bit, 1, kTmaStore>>(k16));
   r.push_back(describe_padded<Config<128, 6, k16Bit, 1, kTmaStore>>(k16));
   r.push_back(describe_padded<Config<64, 8, k16Bit, 1, kTmaStore>>(k16));

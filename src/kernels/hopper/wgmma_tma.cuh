@@ -46,7 +46,8 @@ struct F16 {
   static constexpr int kBytes = 2;
 };
 // fp32 storage; the TFLOAT32 tensor map rounds each element to tf32 (nearest even) on the way
-// into shared memory, and wgmma reads tf32 K-major operands only.
+// into shared memory. wgmma reads tf32 from shared memory K-major only: an M-major A goes through
+// registers, and an N-major B is made the A of the mirrored product (see plan()).
 struct Tf32 {
   using T = float;
   static constexpr DType kDType = DType::kTF32;
@@ -289,9 +290,10 @@ __host__ __device__ constexpr std::uint64_t smem_desc(std::uint32_t addr, std::u
 /// @tparam Cfg  a Config
 /// @tparam E    Bf16, F16 or Tf32 (A and B)
 /// @tparam CT   C's element type: float, __nv_bfloat16 or __half
-/// @tparam A_K  A is K-major (row-major); else M-major
+/// @tparam A_K  A is K-major (row-major); else M-major (tf32: read into registers)
 /// @tparam B_K  B is K-major (col-major); else N-major
-template <class Cfg, class E, class CT, bool A_K, bool B_K>
+/// @tparam C_T  C(i, j) is c[j * ldc + i] (tf32 mirrored for its N-major B; register epilogue)
+template <class Cfg, class E, class CT, bool A_K, bool B_K, bool C_T = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap tma_a,
                  const __grid_constant__ CUtensorMap tma_b,
@@ -309,7 +311,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr int CL = Cfg::kCluster;
   using Op = Wgmma<BN, E>;
   constexpr int KSTEPS = BK / Op::kInstK;  // instructions per stage: 4
-  static_assert(A_K && B_K || E::kBytes == 2, "tf32 operands are K-major only");
+  static_assert(B_K || E::kBytes == 2, "tf32 B is K-major only");
+  static_assert(!C_T || (E::kBytes == 4 && !A_K), "C_T comes only with a mirrored tf32 product");
+  // tf32 with an M-major A: the consumers load their A fragments from the tile into registers.
+  constexpr bool A_RS = E::kBytes == 4 && !A_K;
   // M/N-major tiles are stored as chunks of 64 elements (one 128-byte row each) x BK k-rows.
   constexpr int kChunkBytes = BK * RB;
   constexpr int kMnChunk = RB / E::kBytes;  // 64
@@ -428,6 +433,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int lane = tid % 32;
   CT* const c = static_cast<CT*>(p.c);
   const bool vec2 = p.c_vec2 != 0;
+  // A from registers (A_RS): the M-major tile is BM / 32 chunks of 32 rows (128 bytes) x BK
+  // k-lines, 128-byte swizzled (the 16-byte granule of row m in k-line k is (m / 4) ^ (k % 8)).
+  // Fragment register i of k-step ks holds A(16 warp + g + 8 (i % 2), 8 ks + t + 4 (i / 2)),
+  // g = lane / 4, t = lane % 4; its byte offset is a_frag[i] + ks * 8 lines.
+  std::uint32_t a_frag[4] = {};
+  if constexpr (A_RS) {
+    const int g = lane / 4;
+    const int t = lane % 4;
+    const int chunk = 2 * cw + warp / 2;  // consumer cw's 64 rows are chunks 2 cw, 2 cw + 1
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int m = 16 * (warp % 2) + g + 8 * (i % 2);  // row within the 32-row chunk
+      const int k = t + 4 * (i / 2);
+      a_frag[i] = static_cast<std::uint32_t>(chunk * kChunkBytes + k * RB +
+                                             (((m / 4) ^ k) << 4) + (m % 4) * 4);
+    }
+  }
   float d[BN / 2];
   int stage = 0;
   std::uint32_t phase = 0;
@@ -442,6 +464,24 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           ring + static_cast<std::uint32_t>(stage * Cfg::kStageBytes) + a_off;
       const std::uint32_t b_base =
           ring + static_cast<std::uint32_t>(stage * Cfg::kStageBytes + Cfg::kATileBytes);
+      if constexpr (A_RS) {
+        const std::uint32_t a_tile = ring + static_cast<std::uint32_t>(stage * Cfg::kStageBytes);
+        std::uint32_t a[KSTEPS][4];
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            a[ks][i] = ld_shared_u32(a_tile + a_frag[i] + static_cast<std::uint32_t>(ks * 8 * RB));
+          }
+        }
+        // The fence orders the fragment registers' writes before the wgmmas read them.
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+          const std::uint64_t db = smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024);
+          Op::mma_rs(d, a[ks], db, (kt > 0 || ks > 0) ? 1 : 0);
+        }
+      } else {
       wgmma_fence();
 #pragma unroll
       for (int ks = 0; ks < KSTEPS; ++ks) {
@@ -453,6 +493,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                 : smem_desc(b_base + ks * Op::kInstK * RB, kChunkBytes, 1024);
         // The first k-step of a tile overwrites the accumulators (scale-d 0): no zeroing.
         Op::template mma<A_K ? 0 : 1, B_K ? 0 : 1>(d, da, db, (kt > 0 || ks > 0) ? 1 : 0);
+      }
       }
       wgmma_commit();
       wgmma_wait<0>();
@@ -476,6 +517,33 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // ---- Epilogue: thread (warp, lane) holds, for each n8 chunk j, rows 16 warp + lane / 4
     // (+ 8) and columns 8 j + 2 (lane % 4) + {0, 1}. The producer is already filling the ring
     // with the next tile meanwhile. ----
+    if constexpr (C_T) {
+      // Transposed C: a thread's rows g and g + 8 of one column are 8 elements apart, so single
+      // stores; the 8 g-rows of a warp fill one 32-byte sector per column.
+      const int rows_left = p.m - m0;
+      const int cols_left = p.n - n0;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = 64 * cw + 16 * warp + lane / 4 + 8 * h;
+        if (row < rows_left) {
+          CT* const c_col0 = c + static_cast<std::int64_t>(n0) * p.ldc + m0 + row;
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const int col = 8 * j + 2 * (lane % 4) + e;
+              if (col < cols_left) {
+                CT* const out = c_col0 + static_cast<std::int64_t>(col) * p.ldc;
+                float v = p.alpha * d[4 * j + 2 * h + e];
+                if (p.beta != 0.0f) v = fmaf(p.beta, OutC<CT>::load1(out), v);
+                OutC<CT>::store1(out, v);
+              }
+            }
+          }
+        }
+      }
+      continue;
+    }
     if constexpr (Cfg::kTmaStore) {
       if (p.c_tma != 0 || p.c_stage != 0) {
         // Through shared memory: 64-row x 128-byte chunks of this consumer's rows, each written
@@ -601,23 +669,28 @@ struct KernelRef {
   bool a_k = true, b_k = true;
 };
 
-template <class Cfg, class E, class CT, bool A_K, bool B_K>
+template <class Cfg, class E, class CT, bool A_K, bool B_K, bool C_T = false>
 KernelRef kernel_ref() {
   static std::atomic<std::uint64_t> opted_in{0};
   static ClusterCache clusters;
-  return KernelRef{reinterpret_cast<const void*>(&wgmma_kernel<Cfg, E, CT, A_K, B_K>), &opted_in,
-                   &clusters, A_K, B_K};
+  return KernelRef{reinterpret_cast<const void*>(&wgmma_kernel<Cfg, E, CT, A_K, B_K, C_T>),
+                   &opted_in, &clusters, A_K, B_K};
 }
 
+// c_t: the problem is a mirrored one whose C the kernel writes transposed (tf32 only).
 template <class Cfg, class E, class CT>
-KernelRef select_layouts(const Problem& q) {
+KernelRef select_layouts(const Problem& q, bool c_t) {
   if constexpr (E::kBytes == 4) {
-    // tf32: both operands K-major, or nothing (the mma_sync family takes the other mixes).
-    if (views::a_k_contiguous(q) && views::b_k_contiguous(q)) {
-      return kernel_ref<Cfg, E, CT, true, true>();
+    // tf32: B K-major; A K-major from shared memory or M-major through registers. Both operands
+    // M/N-major is left to the mma_sync family.
+    if (!views::b_k_contiguous(q)) return KernelRef{};
+    if (views::a_k_contiguous(q)) {
+      return c_t ? KernelRef{} : kernel_ref<Cfg, E, CT, true, true>();
     }
-    return KernelRef{};
+    return c_t ? kernel_ref<Cfg, E, CT, false, true, true>()
+               : kernel_ref<Cfg, E, CT, false, true, false>();
   } else {
+    if (c_t) return KernelRef{};
     return views::dispatch_layouts(q, [](auto a_k, auto b_k) {
       return kernel_ref<Cfg, E, CT, decltype(a_k)::value, decltype(b_k)::value>();
     });
@@ -626,19 +699,41 @@ KernelRef select_layouts(const Problem& q) {
 
 // The instantiation for an oriented problem's element types and layouts (fn null: none).
 template <class Cfg>
-KernelRef select_kernel(const Problem& q) {
+KernelRef select_kernel(const Problem& q, bool c_t) {
   const GemmTypes t = q.types();
   if constexpr (Cfg::kTf32) {
-    if (t == GemmTypes{DType::kTF32, DType::kF32}) return select_layouts<Cfg, Tf32, float>(q);
+    if (t == GemmTypes{DType::kTF32, DType::kF32}) return select_layouts<Cfg, Tf32, float>(q, c_t);
   } else {
     if (t == GemmTypes{DType::kBF16, DType::kBF16}) {
-      return select_layouts<Cfg, Bf16, __nv_bfloat16>(q);
+      return select_layouts<Cfg, Bf16, __nv_bfloat16>(q, c_t);
     }
-    if (t == GemmTypes{DType::kBF16, DType::kF32}) return select_layouts<Cfg, Bf16, float>(q);
-    if (t == GemmTypes{DType::kF16, DType::kF16}) return select_layouts<Cfg, F16, __half>(q);
-    if (t == GemmTypes{DType::kF16, DType::kF32}) return select_layouts<Cfg, F16, float>(q);
+    if (t == GemmTypes{DType::kBF16, DType::kF32}) return select_layouts<Cfg, Bf16, float>(q, c_t);
+    if (t == GemmTypes{DType::kF16, DType::kF16}) return select_layouts<Cfg, F16, __half>(q, c_t);
+    if (t == GemmTypes{DType::kF16, DType::kF32}) return select_layouts<Cfg, F16, float>(q, c_t);
   }
   return KernelRef{};
+}
+
+// How the kernel runs a problem: `q` as the kernel sees it and the instantiation. Normally `q` is
+// the problem oriented to a row-major C. A tf32 problem whose oriented B is N-major runs mirrored
+// once more (C^T = B^T A^T), which makes that B an M-major A read through registers, and the
+// kernel writes its row-major result transposed into the column-major C of the mirror (c_t).
+struct Plan {
+  Problem q;
+  KernelRef k;
+  bool c_t = false;
+};
+template <class Cfg>
+Plan plan(const Problem& problem) {
+  Plan pl{oriented(problem), KernelRef{}, false};
+  pl.k = select_kernel<Cfg>(pl.q, false);
+  if constexpr (Cfg::kTf32) {
+    if (pl.k.fn == nullptr && !views::b_k_contiguous(pl.q)) {
+      const Problem m = views::mirrored(pl.q);
+      if (const KernelRef k = select_kernel<Cfg>(m, true); k.fn != nullptr) return Plan{m, k, true};
+    }
+  }
+  return pl;
 }
 
 template <class Cfg>
@@ -668,8 +763,9 @@ inline OperandGeometry b_geometry(const Problem& q) {
 // within the int arithmetic of the kernel and the int32 coordinates of the copies.
 template <class Cfg>
 bool can_implement(const Problem& problem) {
-  const Problem q = oriented(problem);
-  if (select_kernel<Cfg>(q).fn == nullptr) return false;
+  const Plan pl = plan<Cfg>(problem);
+  if (pl.k.fn == nullptr) return false;
+  const Problem& q = pl.q;
   constexpr std::int64_t kMargin = 1024;
   if (!views::dims_fit_int(q, kMargin) || !views::linear_tile_grid_fits(q, Cfg::BM, Cfg::BN)) {
     return false;
@@ -692,8 +788,9 @@ int raster_group(int tiles_mc) {
 
 template <class Cfg>
 cudaError_t launch(const Problem& problem, cudaStream_t stream) {
-  const Problem q = oriented(problem);
-  const KernelRef k = select_kernel<Cfg>(q);
+  const Plan pl = plan<Cfg>(problem);
+  const Problem& q = pl.q;
+  const KernelRef& k = pl.k;
   if (k.fn == nullptr) return cudaErrorInvalidValue;
   if (cudaError_t err = runtime::opt_in_smem(k.fn, Cfg::kSmemBytes, *k.opted_in);
       err != cudaSuccess) {
@@ -735,12 +832,13 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   // map, and N * element size a multiple of 16 bytes, since a store clips columns past N only
   // to 16-byte granules and C may be a view inside a wider matrix.
   CUtensorMap mc{};
-  prm.c_tma = Cfg::kTmaStore && q.beta == 0.0f &&
+  prm.c_tma = Cfg::kTmaStore && !pl.c_t && q.beta == 0.0f &&
               (q.n * static_cast<std::int64_t>(c_bytes)) % 16 == 0 &&
               tensor_map_describable(q.c.dtype, q.c.data, q.m, q.n, q.c.ld);
   // Staged stores only where the register epilogue would store single elements (odd ldc or
   // a C base off the pair alignment): with paired stores it measured faster.
-  prm.c_stage = Cfg::kTmaStore && q.beta == 0.0f && prm.c_tma == 0 && prm.c_vec2 == 0;
+  prm.c_stage =
+      Cfg::kTmaStore && !pl.c_t && q.beta == 0.0f && prm.c_tma == 0 && prm.c_vec2 == 0;
   if (prm.c_tma != 0) {
     if (cudaError_t err = make_tensor_map(&mc, q.c.dtype, q.c.data, q.m, q.n, q.c.ld, 64,
                                           Cfg::kRowBytes / static_cast<int>(c_bytes));
@@ -789,7 +887,7 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
 
 template <class Cfg>
 const void* device_function(const Problem& p) {
-  return select_kernel<Cfg>(oriented(p)).fn;
+  return plan<Cfg>(p).k.fn;
 }
 
 // The registry entry of one instance: its typed description, can_implement, launch.
