@@ -19,6 +19,7 @@
 #include "device_runtime.hpp"
 #include "tilegemm/device_info.hpp"
 #include "tilegemm/gemm.hpp"
+#include "tilegemm/tune.hpp"
 
 namespace tilegemm {
 
@@ -156,6 +157,8 @@ const KernelInfo* apply_rules(const Rule (&rules)[N], const Problem& p,
 }  // namespace
 
 const KernelInfo* select_kernel(const Problem& problem, int cc) {
+  // A measured winner for exactly this problem on this GPU (tilegemm/tune.hpp) beats any rule.
+  if (const KernelInfo* tuned = tune::lookup(problem, cc)) return tuned;
   const std::vector<const KernelInfo*> candidates = kernels_for(problem.types(), cc);
   const KernelInfo* k = problem.a.dtype == DType::kF32
                             ? apply_rules(kSimtRules, problem, candidates)

@@ -31,6 +31,8 @@
 #include "tilegemm/gemm.hpp"
 #include "tilegemm/plot.hpp"
 #include "tilegemm/profile.hpp"
+#include "tilegemm/tune.hpp"
+#include "tilegemm/tune_run.hpp"
 
 extern char** environ;
 
@@ -39,6 +41,7 @@ namespace {
 namespace tb = tilegemm::bench;
 namespace ta = tilegemm::analysis;
 namespace tp = tilegemm::profile;
+namespace tt = tilegemm::tune;
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
@@ -198,6 +201,77 @@ struct BenchFlags {
   CLI::Option* kernels_option = nullptr;
 };
 
+// The problems bench and tune take: scalars, layouts, pads, seed, and the shapes (--random or the
+// size flags), into `request`; the shapes with the flags they came from.
+std::vector<NamedShape> parse_problems(const CaseFlags& cf, const BenchFlags& bf,
+                                       tb::BenchRequest* request) {
+  request->alpha = tb::parse_scalar("--alpha", cf.alpha);
+  request->beta = tb::parse_scalar("--beta", cf.beta);
+  request->la = tb::parse_layout("--layout-a", cf.layout_a);
+  request->lb = tb::parse_layout("--layout-b", cf.layout_b);
+  request->lc = tb::parse_layout("--layout-c", cf.layout_c);
+  request->pads = tb::parse_pads("--pad", cf.pad);
+  request->seed = tb::parse_seed("--seed", cf.seed);
+  // --random N: N drawn shapes, each with its own layout mix, instead of the size flags.
+  const std::int64_t random = tb::parse_int("--random", bf.random, 0, 100000);
+  const std::int64_t max_size = tb::parse_int("--max-size", bf.max_size, 1, 1 << 20);
+  std::vector<NamedShape> shapes;
+  if (random > 0) {
+    if (!cf.m.empty() || !cf.n.empty() || !cf.k.empty() || !cf.size.empty() ||
+        !cf.shapes.empty()) {
+      throw tb::InputError("--random", "draws the shapes: give no --size, --shape or --m/--n/--k");
+    }
+    for (const tb::RandomShape& r : tb::random_shapes(random, request->seed, max_size)) {
+      shapes.push_back({r.shape, "--random"});
+      request->shape_layouts.push_back(r.layouts);
+    }
+  } else {
+    shapes = bench_shapes(cf);
+  }
+  for (const NamedShape& s : shapes) request->shapes.push_back(s.shape);
+  return shapes;
+}
+
+void parse_timing(const BenchFlags& bf, tb::TimingOptions* timing) {
+  timing->warmup = static_cast<int>(tb::parse_int("--warmup", bf.warmup, 0, 100000));
+  timing->reps = static_cast<int>(tb::parse_int("--reps", bf.reps, 1, 100000));
+  timing->rounds = static_cast<int>(tb::parse_int("--rounds", bf.rounds, 1, 1000));
+  timing->min_time_s = tb::parse_number_in("--min-time", bf.min_time, 0.0, 3600.0);
+  timing->max_noise_pct = tb::parse_number_in("--max-noise", bf.max_noise, 0.0, 100.0);
+  timing->max_time_s = tb::parse_number_in("--max-time", bf.max_time, 0.001, 3600.0);
+  timing->cold = bf.cold;
+  timing->nvtx = bf.nvtx;
+}
+
+// A shape whose testbed would not fit in the device's memory is bad input, before any GPU work.
+void check_device_memory(const std::vector<NamedShape>& shapes, const tb::BenchRequest& request,
+                         const tilegemm::DeviceInfo& device) {
+  for (const NamedShape& s : shapes) {
+    const double need = tb::testbed_bytes(tb::bench_case(request, s.shape));
+    if (need > static_cast<double>(device.global_mem_bytes)) {
+      throw tb::InputError(
+          s.flag, "'" + s.shape.to_string() + "' needs " + tb::fixed(need / 1e9, 1) +
+                      " GB of device memory for "
+                      "its testbed; " +
+                      device.name + " has " +
+                      tb::fixed(static_cast<double>(device.global_mem_bytes) / 1e9, 1) + " GB");
+    }
+  }
+}
+
+// bench's JSON carries the record of the tune cache `auto` consulted; the other formats are
+// write_bench's own.
+void write_bench_with_cache(std::ostream& os, const tb::BenchReport& report, tb::Format format,
+                            const nlohmann::json& cache) {
+  if (format != tb::Format::kJson) {
+    tb::write_bench(os, report, format);
+    return;
+  }
+  nlohmann::json doc = tb::to_json(report);
+  doc["tune_cache"] = cache;
+  os << doc.dump(2) << '\n';
+}
+
 int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
               const std::string& command) {
   tb::BenchRequest request;
@@ -212,55 +286,15 @@ int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
                                    tilegemm::current_compute_capability());
   }
   request.kernels = selection.names;
-  request.alpha = tb::parse_scalar("--alpha", cf.alpha);
-  request.beta = tb::parse_scalar("--beta", cf.beta);
-  request.la = tb::parse_layout("--layout-a", cf.layout_a);
-  request.lb = tb::parse_layout("--layout-b", cf.layout_b);
-  request.lc = tb::parse_layout("--layout-c", cf.layout_c);
-  request.pads = tb::parse_pads("--pad", cf.pad);
-  request.seed = tb::parse_seed("--seed", cf.seed);
-  // --random N: N drawn shapes, each with its own layout mix, instead of the size flags.
-  const std::int64_t random = tb::parse_int("--random", bf.random, 0, 100000);
-  const std::int64_t max_size = tb::parse_int("--max-size", bf.max_size, 1, 1 << 20);
-  std::vector<NamedShape> shapes;
-  if (random > 0) {
-    if (!cf.m.empty() || !cf.n.empty() || !cf.k.empty() || !cf.size.empty() ||
-        !cf.shapes.empty()) {
-      throw tb::InputError("--random", "draws the shapes: give no --size, --shape or --m/--n/--k");
-    }
-    for (const tb::RandomShape& r : tb::random_shapes(random, request.seed, max_size)) {
-      shapes.push_back({r.shape, "--random"});
-      request.shape_layouts.push_back(r.layouts);
-    }
-  } else {
-    shapes = bench_shapes(cf);
-  }
-  for (const NamedShape& s : shapes) request.shapes.push_back(s.shape);
-  request.timing.warmup = static_cast<int>(tb::parse_int("--warmup", bf.warmup, 0, 100000));
-  request.timing.reps = static_cast<int>(tb::parse_int("--reps", bf.reps, 1, 100000));
-  request.timing.rounds = static_cast<int>(tb::parse_int("--rounds", bf.rounds, 1, 1000));
-  request.timing.min_time_s = tb::parse_number_in("--min-time", bf.min_time, 0.0, 3600.0);
-  request.timing.max_noise_pct = tb::parse_number_in("--max-noise", bf.max_noise, 0.0, 100.0);
-  request.timing.max_time_s = tb::parse_number_in("--max-time", bf.max_time, 0.001, 3600.0);
-  request.timing.cold = bf.cold;
-  request.timing.nvtx = bf.nvtx;
+  const std::vector<NamedShape> shapes = parse_problems(cf, bf, &request);
+  parse_timing(bf, &request.timing);
   const tb::Format format = tb::parse_format("--format", bf.format);
   const std::vector<tb::OutputFile> outputs = tb::plan_outputs(
       "--output", bf.outputs, "--format", bf.format, bf.format_option->count() > 0);
 
   const std::optional<tilegemm::DeviceInfo> device = tilegemm::current_device();
   if (!device) return no_device("bench", "time");
-  for (const NamedShape& s : shapes) {
-    const double need = tb::testbed_bytes(tb::bench_case(request, s.shape));
-    if (need > static_cast<double>(device->global_mem_bytes)) {
-      throw tb::InputError(
-          s.flag, "'" + s.shape.to_string() + "' needs " + tb::fixed(need / 1e9, 1) +
-                      " GB of device memory for "
-                      "its testbed; " +
-                      device->name + " has " +
-                      tb::fixed(static_cast<double>(device->global_mem_bytes) / 1e9, 1) + " GB");
-    }
-  }
+  check_device_memory(shapes, request, *device);
   // Every file opened before the run: a path that cannot be written costs no GPU time.
   std::vector<std::ofstream> files(outputs.size());
   for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -279,17 +313,125 @@ int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
   report.skipped = selection.skipped;
   report.command = command;
   report.timestamp = tb::utc_timestamp();
+  const nlohmann::json cache =
+      tb::bench_cache_record(report, tt::active_tables(), device->compute_capability());
+  if (const std::size_t hits = cache["auto_from_cache"].size(); hits > 0) {
+    std::cerr << "tilegemm bench: auto's choice came from the tune cache in " << hits
+              << " rows (TILEGEMM_TUNE_CACHE=off for the rules alone)\n";
+  }
   if (!outputs.empty()) {
     for (std::size_t i = 0; i < outputs.size(); ++i) {
-      tb::write_bench(files[i], report, outputs[i].format);
+      write_bench_with_cache(files[i], report, outputs[i].format, cache);
       std::cerr << "tilegemm bench: wrote " << report.rows.size() << " rows to " << outputs[i].path
                 << "\n";
     }
     tb::write_bench(std::cout, report, tb::Format::kTable);
   } else {
-    tb::write_bench(std::cout, report, format);
+    write_bench_with_cache(std::cout, report, format, cache);
   }
   return passed ? kExitOk : kExitFailed;
+}
+
+struct TuneFlags {
+  std::string cache_dir;
+  bool dry_run = false;
+  bool show = false;
+  std::string screen = "0";
+  std::string output;
+  CLI::Option* cache_dir_option = nullptr;
+  CLI::Option* format_option = nullptr;
+  // Every option but --show, --cache-dir and --format: what --show does not take.
+  std::vector<CLI::Option*> measure_options;
+};
+
+int run_tune_show(const TuneFlags& tf, const std::string& format_text) {
+  for (const CLI::Option* opt : tf.measure_options) {
+    if (opt->count() > 0) {
+      throw tb::InputError("--show", "prints the cache and measures nothing: it takes only "
+                                     "--cache-dir and --format (given: " + opt->get_name() + ")");
+    }
+  }
+  const tb::Format format = tb::parse_format("--format", format_text);
+  const std::string dir = tf.cache_dir_option->count() > 0 ? tf.cache_dir : tt::default_cache_dir();
+  const tb::CacheShow show = tb::show_cache(dir, tt::current_file_key(), tt::lookup_enabled_by_env());
+  tb::write_cache_show(std::cout, show, format);
+  return kExitOk;
+}
+
+int run_tune(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf, const TuneFlags& tf,
+             const std::string& command) {
+  if (tf.cache_dir_option->count() > 0 && tf.cache_dir.empty()) {
+    throw tb::InputError("--cache-dir", "empty (want a directory)");
+  }
+  if (tf.show) return run_tune_show(tf, bf.format);
+  tb::TuneRequest request;
+  request.bench.types = df.types();
+  const tb::KernelSelection selection = tb::select_kernels(
+      "--kernels", bf.kernels, request.bench.types, tilegemm::current_compute_capability());
+  if (std::find(selection.names.begin(), selection.names.end(), "auto") != selection.names.end()) {
+    throw tb::InputError("--kernels",
+                         "'auto' is what tune measures for: name registry kernels (globs)");
+  }
+  request.bench.kernels = selection.names;
+  const std::vector<NamedShape> shapes = parse_problems(cf, bf, &request.bench);
+  parse_timing(bf, &request.bench.timing);
+  request.screen = tb::parse_number_in("--screen", tf.screen, 0.0, 1000.0);
+  if (request.screen > 0.0 && request.screen < 1.0) {
+    throw tb::InputError("--screen", "'" + tf.screen + "' must be 0 (off) or a factor >= 1");
+  }
+  const tb::Format format = tb::parse_format("--format", bf.format);
+  std::vector<tb::OutputFile> outputs;
+  if (!tf.output.empty()) {
+    outputs = tb::plan_outputs("--output", {tf.output}, "--format", bf.format,
+                               tf.format_option->count() > 0);
+  }
+  std::string dir;
+  if (!tf.dry_run) {
+    dir = tf.cache_dir_option->count() > 0 ? tf.cache_dir : tt::default_cache_dir();
+    if (dir.empty()) {
+      throw tb::InputError("--cache-dir", "missing: no TILEGEMM_CACHE_DIR, XDG_CACHE_HOME or "
+                                          "HOME to find the cache in (or use --dry-run)");
+    }
+  }
+
+  const std::optional<tilegemm::DeviceInfo> device = tilegemm::current_device();
+  if (!device) return no_device("tune", "measure");
+  check_device_memory(shapes, request.bench, *device);
+  if (!dir.empty()) {
+    if (const std::string why = tt::check_writable(dir); !why.empty()) {
+      throw tb::InputError("--cache-dir", why);
+    }
+    request.cache_dir = dir;
+  }
+  std::ofstream file;
+  if (!outputs.empty()) {
+    file.open(outputs.front().path);
+    if (!file) throw tb::InputError("--output", "cannot open '" + tf.output + "' for writing");
+  }
+
+  print_notes("tune", selection.skipped);
+  tb::TuneReport report =
+      tb::run_tune(request, [](const std::string& line) { std::cerr << line << std::endl; });
+  report.skipped = selection.skipped;
+  report.command = command;
+  report.timestamp = tb::utc_timestamp();
+  if (!outputs.empty()) {
+    tb::write_tune(file, report, outputs.front().format);
+    std::cerr << "tilegemm tune: wrote " << report.shapes.size() << " shapes to " << tf.output
+              << "\n";
+    tb::write_tune(std::cout, report, tb::Format::kTable);
+  } else {
+    tb::write_tune(std::cout, report, format);
+  }
+  std::size_t stored = 0;
+  for (const tb::TuneShape& s : report.shapes) stored += s.stored ? 1 : 0;
+  if (tf.dry_run) {
+    std::cerr << "tilegemm tune: --dry-run: nothing stored\n";
+  } else {
+    std::cerr << "tilegemm tune: stored " << stored << " of " << report.shapes.size()
+              << " winners in " << report.cache_path << "\n";
+  }
+  return tb::tune_passed(report) ? kExitOk : kExitFailed;
 }
 
 struct VerifyFlags {
@@ -684,6 +826,31 @@ int run_plot_ladder(const PlotFlags& f) {
   return kExitOk;
 }
 
+// The timing and --random flags bench and tune share (returned for tune's --show check).
+std::vector<CLI::Option*> add_timing_flags(CLI::App* app, BenchFlags* f) {
+  return {
+      app->add_option("--warmup", f->warmup, "untimed launches before timing"),
+      app->add_option("--reps", f->reps, "timed launches (one event pair each) per round"),
+      app->add_option("--random", f->random,
+                      "N shapes drawn log-uniform over 1..--max-size per dimension, each with a "
+                      "random A/B/C layout mix, from --seed (instead of the size flags)"),
+      app->add_option("--max-size", f->max_size, "largest dimension --random draws"),
+      app->add_option("--min-time", f->min_time,
+                      "stopping rule: time batches of --reps until the samples cover this many "
+                      "seconds of kernel time (0: off)"),
+      app->add_option("--max-noise", f->max_noise,
+                      "stopping rule: time batches of --reps until the samples' relative "
+                      "standard deviation is at most this percentage (0: off)"),
+      app->add_option("--max-time", f->max_time,
+                      "stopping rule: stop a round after this many seconds of kernel time"),
+      app->add_option("--rounds", f->rounds,
+                      "timing rounds per shape: every verified kernel runs its warm-up and reps "
+                      "in turn, each round starting one kernel later, so all see the same clock "
+                      "and power state"),
+      app->add_flag("--cold", f->cold, "flush L2 (write 2x its size) before each launch"),
+  };
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -714,25 +881,7 @@ int main(int argc, char** argv) {
   add_shape_flags(bench, &bench_case, true);
   add_scalar_flags(bench, &bench_case);
   add_dtype_flags(bench, &bench_dtype);
-  bench->add_option("--warmup", bench_flags.warmup, "untimed launches before timing");
-  bench->add_option("--reps", bench_flags.reps, "timed launches (one event pair each) per round");
-  bench->add_option("--random", bench_flags.random,
-                    "N shapes drawn log-uniform over 1..--max-size per dimension, each with a "
-                    "random A/B/C layout mix, from --seed (instead of the size flags)");
-  bench->add_option("--max-size", bench_flags.max_size, "largest dimension --random draws");
-  bench->add_option("--min-time", bench_flags.min_time,
-                    "stopping rule: time batches of --reps until the samples cover this many "
-                    "seconds of kernel time (0: off)");
-  bench->add_option("--max-noise", bench_flags.max_noise,
-                    "stopping rule: time batches of --reps until the samples' relative standard "
-                    "deviation is at most this percentage (0: off)");
-  bench->add_option("--max-time", bench_flags.max_time,
-                    "stopping rule: stop a round after this many seconds of kernel time");
-  bench->add_option("--rounds", bench_flags.rounds,
-                    "timing rounds per shape: every verified kernel runs its warm-up and reps "
-                    "in turn, each round starting one kernel later, so all see the same clock "
-                    "and power state");
-  bench->add_flag("--cold", bench_flags.cold, "flush L2 (write 2x its size) before each launch");
+  add_timing_flags(bench, &bench_flags);
   bench->add_flag("--nvtx", bench_flags.nvtx,
                   "an NVTX range around each row's first timed launch (what profile measures)");
   bench_flags.format_option = bench->add_option(
@@ -744,6 +893,52 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   bench->add_option("--providers", bench_flags.providers,
                     "whose rows to report: tilegemm, cublas or both (cuBLAS always runs)");
+
+  // tune: bench's problem and timing flags, with defaults for many shapes in interleaved rounds.
+  CaseFlags tune_case;
+  DtypeFlags tune_dtype;
+  BenchFlags tune_bench;
+  tune_bench.warmup = "5";
+  tune_bench.reps = "20";
+  tune_bench.rounds = "3";
+  TuneFlags tune_flags;
+  CLI::App* tune = app.add_subcommand(
+      "tune", "measure every candidate kernel per shape and store the fastest in the tune cache "
+              "that auto consults (--show: print the cache, no GPU needed)");
+  tune_flags.measure_options.push_back(tune->add_option(
+      "--kernels", tune_bench.kernels, "comma-separated name globs: the candidates (default all)"));
+  add_shape_flags(tune, &tune_case, true);
+  add_scalar_flags(tune, &tune_case);
+  add_dtype_flags(tune, &tune_dtype);
+  for (CLI::Option* opt : add_timing_flags(tune, &tune_bench)) {
+    tune_flags.measure_options.push_back(opt);
+  }
+  tune_flags.measure_options.push_back(tune->add_option(
+      "--screen", tune_flags.screen,
+      "F >= 1: a short screening round first; only candidates within F x the fastest are timed "
+      "in full (0: off, every candidate is)"));
+  tune_flags.cache_dir_option = tune->add_option(
+      "--cache-dir", tune_flags.cache_dir,
+      "the cache directory (default: $TILEGEMM_CACHE_DIR, else $XDG_CACHE_HOME/tilegemm, else "
+      "$HOME/.cache/tilegemm)");
+  tune_flags.measure_options.push_back(
+      tune->add_flag("--dry-run", tune_flags.dry_run, "measure and print; store nothing"));
+  tune->add_flag("--show", tune_flags.show,
+                 "print the cache files and their entries (no GPU needed), measure nothing");
+  tune_flags.format_option = tune->add_option("--format", tune_bench.format,
+                                              "table|csv|json|md (of --output, else of stdout)");
+  tune_flags.measure_options.push_back(
+      tune->add_option("--output", tune_flags.output,
+                       "write the report here, format from --format or the extension; the table "
+                       "still goes to stdout"));
+  for (CLI::Option* opt : tune->get_options()) {
+    const std::string name = opt->get_name();
+    const bool shared = name == "--shape" || name == "--m" || name == "--n" || name == "--k" ||
+                        name == "--size" || name == "--dtype" || name == "--dtype-c" ||
+                        name == "--seed";
+    if (shared) tune_flags.measure_options.push_back(opt);
+  }
+  for (CLI::Option* opt : tune_case.scalar_options) tune_flags.measure_options.push_back(opt);
 
   CaseFlags verify_case;
   DtypeFlags verify_dtype;
@@ -840,8 +1035,8 @@ int main(int argc, char** argv) {
     std::string message = e.what();
     if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
       message = "'" + std::string(argv[1]) +
-                "' is not a subcommand (want list, bench, verify, analyze, devices, profile, "
-                "compare or plot)";
+                "' is not a subcommand (want list, bench, tune, verify, analyze, devices, "
+                "profile, compare or plot)";
     }
     // `plot` without a known kind: name what was given rather than CLI11's generic sentence.
     if (plot->count() > 0 && plot->get_subcommands().empty()) {
@@ -862,6 +1057,7 @@ int main(int argc, char** argv) {
     if (list->parsed()) return run_list(list_kernels, list_dtype, list_format);
     if (devices->parsed()) return run_devices(devices_format);
     if (bench->parsed()) return run_bench(bench_case, bench_dtype, bench_flags, command);
+    if (tune->parsed()) return run_tune(tune_case, tune_dtype, tune_bench, tune_flags, command);
     if (verify->parsed()) return run_verify(verify_case, verify_dtype, verify_flags);
     if (analyze->parsed()) return run_analyze(analyze_case, analyze_dtype, analyze_flags);
     if (profile->parsed()) return run_profile(profile_flags, profile_dtype, command, argv[0]);
