@@ -482,18 +482,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           Op::mma_rs(d, a[ks], db, (kt > 0 || ks > 0) ? 1 : 0);
         }
       } else {
-      wgmma_fence();
+        wgmma_fence();
 #pragma unroll
-      for (int ks = 0; ks < KSTEPS; ++ks) {
-        const std::uint64_t da =
-            A_K ? smem_desc(a_base + ks * Op::kInstK * E::kBytes, 16, 1024)
-                : smem_desc(a_base + ks * Op::kInstK * RB, kChunkBytes, 1024);
-        const std::uint64_t db =
-            B_K ? smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024)
-                : smem_desc(b_base + ks * Op::kInstK * RB, kChunkBytes, 1024);
-        // The first k-step of a tile overwrites the accumulators (scale-d 0): no zeroing.
-        Op::template mma<A_K ? 0 : 1, B_K ? 0 : 1>(d, da, db, (kt > 0 || ks > 0) ? 1 : 0);
-      }
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+          const std::uint64_t da =
+              A_K ? smem_desc(a_base + ks * Op::kInstK * E::kBytes, 16, 1024)
+                  : smem_desc(a_base + ks * Op::kInstK * RB, kChunkBytes, 1024);
+          const std::uint64_t db =
+              B_K ? smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024)
+                  : smem_desc(b_base + ks * Op::kInstK * RB, kChunkBytes, 1024);
+          // The first k-step of a tile overwrites the accumulators (scale-d 0): no zeroing.
+          Op::template mma<A_K ? 0 : 1, B_K ? 0 : 1>(d, da, db, (kt > 0 || ks > 0) ? 1 : 0);
+        }
       }
       wgmma_commit();
       wgmma_wait<0>();
