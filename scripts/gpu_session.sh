@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor verify-ts rung15 tf32 sass profile odd random ncu-tensor, and
+#        sanitize-tensor tensor verify-ts rung15 tf32 gemv sass profile odd random ncu-tensor, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -176,6 +176,42 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pi
           --kernels "${TF32_GLOB:-wgmma_tf32*,mma_sync_tf32*},auto" --dtype tf32 \
           --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --shape 4096x4096x4096 \
           --shape 8192x8192x8192 --format json --output "${TAG}_tf32-${la}${lb}${lc}.json"
+      done
+      ;;
+    gemv)
+      # Matrix-vector products (rung 17): verified in every type, layout mix and odd alignment,
+      # then timed beside cuBLAS and auto; the card's copy bandwidth measured alongside (the floor).
+      for t in f32:f32 tf32:f32 bf16:bf16 bf16:f32 f16:f16 f16:f32; do
+        ab=${t%%:*} c=${t##*:}
+        for lay in "row row row" "col col col" "row col row" "col row col"; do
+          read -r la lb lc <<<"$lay"
+          for pad in 0,0,0 1,3,2; do
+            args=()
+            for s in 1x8192x4096 4096x1x8192 1x1x1 1x1000x17 17x1x1000 4095x1x4097 1x4095x4097 \
+              1x7x100000 100000x1x7 1x1x65536 64x1x262144 1x3x5; do args+=(--shape "$s"); done
+            "$TG" verify --kernels gemv,auto --dtype "$ab" --dtype-c "$c" --layout-a "$la" \
+              --layout-b "$lb" --layout-c "$lc" --pad "$pad" --beta 0.5 "${args[@]}" \
+              >>"$R/gemv_verify.log" 2>&1 || echo "FAIL $t $lay $pad" | tee -a "$summary"
+          done
+        done
+      done
+      grep -c "all passed" "$R/gemv_verify.log" | sed 's/^/gemv verify runs passed: /' | tee -a "$summary"
+      run_step gemv_copy_bw python3 -c "
+import torch
+x = torch.empty(1 << 30, dtype=torch.uint8, device='cuda'); y = torch.empty_like(x)
+for _ in range(3): y.copy_(x)
+s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+s.record(); [y.copy_(x) for _ in range(20)]; e.record(); torch.cuda.synchronize()
+print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 << 30) / (s.elapsed_time(e) * 1e-3) / 1e9))"
+      cat "$R/gemv_copy_bw.log" | tee -a "$summary"
+      for ab in f32 bf16; do
+        for lay in "row row" "row col" "col row" "col col"; do
+          read -r la lb <<<"$lay"
+          run_step "bench_gemv_${ab}_${la}${lb}" bench --kernels 'gemv,auto' --dtype "$ab" \
+            --layout-a "$la" --layout-b "$lb" --shape 1x8192x8192 --shape 8192x1x8192 \
+            --shape 1x16384x16384 --shape 16384x1x16384 --shape 1x4096x4096 --shape 4096x1x4096 \
+            --format json --output "${TAG}_gemv-${ab}-${la}${lb}.json"
+        done
       done
       ;;
     sass)

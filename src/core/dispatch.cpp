@@ -27,6 +27,7 @@ namespace {
 
 // Shape classes, tested against the problem and the SM count.
 enum class When : std::uint8_t {
+  kVector,           // M == 1 or N == 1
   kSkinny,           // min(M, N) <= 32
   kWaveOf128x256,    // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
   kWaves8Of128x256,  // at least 8 waves of 128x256 tiles
@@ -54,7 +55,8 @@ struct Rule {
   const char* variant;
 };
 
-// fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass).
+// fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass; rung 17).
+//  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once.
 //  - skinny: the 16x64 split-K tile beat every instance at 16x4096x4096 in both B layouts.
 //  - a wave of 128x256 tiles: the lean mid-step-copy 128x256 instances (BK 16 with row-major B,
 //    BK 8 with column-major B, each the better of the two in its layout), else the tuned 128x256
@@ -65,6 +67,7 @@ struct Rule {
 //    time (with column-major B it copies B 4 bytes at a time and lost to small split-K).
 //  - the rest: the 64x64 tile, splitting K itself when its tiles are too few.
 constexpr Rule kSimtRules[] = {
+    {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kSkinny, BNeeds::kAny, "tuned", 16, 64, 32, true, ""},
     {When::kWaveOf128x256, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false, "lean_mid"},
     {When::kWaveOf128x256, BNeeds::kColMajor, "cp_async", 128, 256, 8, false, "lean_mid"},
@@ -75,7 +78,9 @@ constexpr Rule kSimtRules[] = {
     {When::kAlways, BNeeds::kAny, "tuned", 64, 64, 16, true, ""},
 };
 
-// Tensor cores (bf16, f16, tf32). On sm_90 the wgmma families (candidates only there): rung
+// Tensor cores (bf16, f16, tf32). A matrix-vector product goes to the gemv family (CUDA cores: the
+// matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17). On
+// sm_90 the wgmma families (candidates only there): rung
 // 15's TMA-store epilogue without a cluster (its cluster variant "c2" lost to it), its 128x256
 // tile from about a wave of it up, its 128x64 tile where 128x128 tiles would leave SMs idle,
 // its 128x128 tile between (docs/perf-notes.md, rungs 14 and 15); rung 14 behind them (the same kernel with the register epilogue, which rung 15 runs
@@ -87,6 +92,7 @@ constexpr Rule kSimtRules[] = {
 // On the H100 development runs perf-notes.md (rung 13) records, 128x256 won at 8192^3 (2048
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
+    {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma_tma_store", 128, 256, 0, false, ""},
     {When::kUnderSms128, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, false, ""},
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, false, ""},
@@ -105,6 +111,8 @@ std::int64_t tiles(const Problem& p, std::int64_t bm, std::int64_t bn) {
 
 bool holds(When when, const Problem& p, std::int64_t sms) {
   switch (when) {
+    case When::kVector:
+      return std::min(p.m, p.n) == 1;
     case When::kSkinny:
       return std::min(p.m, p.n) <= 32;
     case When::kWaveOf128x256:

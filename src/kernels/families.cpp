@@ -20,6 +20,7 @@ void register_all_families(Registry& r) {
   register_wgmma_tma_store(r);
   register_wgmma_padded(r);
 #endif
+  register_gemv(r);
 #if defined(TILEGEMM_WITH_CUTE)
   register_cute_simple(r);
   register_cute_tiled(r);

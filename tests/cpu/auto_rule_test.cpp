@@ -83,6 +83,32 @@ TEST(AutoRule, SmallAndSkinnyShapes) {
   EXPECT_TRUE(starts_with(chosen(512, 512, 65536), "tuned_longk_"));
 }
 
+// A matrix-vector product (M or N of 1) goes to the gemv family in every type and layout, a
+// skinny shape just past it (M = 2) does not.
+TEST(AutoRule, MatrixVectorShapesTakeGemv) {
+  for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
+    EXPECT_EQ(chosen(1, 8192, 8192, lb), "gemv");
+    EXPECT_EQ(chosen(8192, 1, 8192, lb), "gemv");
+    EXPECT_EQ(chosen(1, 1, 1, lb), "gemv");
+    EXPECT_NE(chosen(2, 8192, 8192, lb), "gemv");
+  }
+  alignas(16) static std::uint16_t half_buf[64];
+  for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
+                      GemmTypes{DType::kTF32, DType::kF32}}) {
+    const Problem row = Problem::make_typed(1, 8192, 8192, t, half_buf, half_buf, half_buf);
+    const Problem col = Problem::make_typed(8192, 1, 8192, t, half_buf, half_buf, half_buf);
+    for (int cc : {80, 90}) {
+      if (!find_kernel("gemv")->desc.runs_on(cc)) continue;  // sm_80 not built
+      const KernelInfo* r = select_kernel(row, cc);
+      const KernelInfo* c = select_kernel(col, cc);
+      ASSERT_NE(r, nullptr);
+      ASSERT_NE(c, nullptr);
+      EXPECT_EQ(r->name, "gemv") << gemm_types_name(t) << " cc " << cc;
+      EXPECT_EQ(c->name, "gemv") << gemm_types_name(t) << " cc " << cc;
+    }
+  }
+}
+
 TEST(AutoRule, EveryChoiceCanImplementItsProblem) {
   for (std::int64_t m : {1, 3, 16, 33, 100, 257, 1000, 1536, 4095}) {
     for (std::int64_t n : {1, 5, 32, 64, 129, 1024, 2048}) {

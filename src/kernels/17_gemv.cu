@@ -1,0 +1,370 @@
+// Rung 17: matrix-vector products (M = 1 or N = 1), in every element type, on the CUDA cores.
+//
+// With one row or one column of C a GEMM does 2 FLOP per element of the matrix operand it reads
+// once: it is a stream of that operand through DRAM, and a tile kernel built for reuse wastes most
+// of its tile (a 128-row tensor-core tile computes 127 rows of zeros). Idea: read the matrix at
+// copy bandwidth with 16-byte loads, every SM busy, and nothing else.
+//  - M = 1 is computed as its mirror C^T = B^T A^T, so the kernels see N = 1: y = alpha A x + beta y
+//    with A m x k, x and y vectors of any stride.
+//  - A row-major (K contiguous): one warp per row, 16-byte loads along K, a shuffle reduction.
+//  - A column-major (M contiguous): a block owns 64 x (16 / element size) consecutive rows, two
+//    16-byte pieces per lane and column; its 8 warps split the block's columns and add their
+//    partial sums in shared memory in a fixed order.
+//  - Too few rows to fill the GPU: K is split over blocks, each writes its partial sums into the
+//    stream workspace, and a second kernel adds them in split order (deterministic: the same
+//    result every run) and applies alpha and beta.
+//  - Any alignment: the 16-byte path runs where A's base, its leading dimension and x allow it,
+//    element loads (still coalesced) elsewhere. fp32 accumulation in every type; tf32 problems are
+//    computed in fp32 (more precise than asked; the matrix stream, not the math, sets the speed).
+// Floor and outcome: docs/perf-notes.md, "Rung 17".
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "../core/device_runtime.hpp"
+#include "common.cuh"
+#include "families.hpp"
+#include "tensor_common.cuh"
+
+namespace tilegemm::kernels {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+// 16-byte loads each thread has in flight: the loop issues them all before it uses any, so a
+// block keeps 256 x 16 x kUnroll bytes moving (a stream needs tens of KiB in flight per SM).
+constexpr int kUnroll = 4;
+
+struct GemvArgs {
+  int m, k;
+  float alpha, beta;
+  const void* a;
+  std::int64_t lda;  // elements between rows (row-major A) or columns (column-major A)
+  const void* x;
+  std::int64_t incx;
+  void* y;
+  std::int64_t incy;
+  int k_chunk;     // K elements per split (a multiple of the vector width)
+  float* partial;  // splits x m partial sums (splits > 1)
+  int vec;         // 16-byte loads of A (and of x in the row-major kernel) are aligned
+};
+
+// fp32 values of one element and of a 16-byte vector of elements.
+template <class E>
+struct Load;
+template <>
+struct Load<float> {
+  static constexpr int kVec = 4;
+  __device__ __forceinline__ static float one(const float* p) { return *p; }
+  __device__ __forceinline__ static void vec(uint4 raw, float (&v)[kVec]) {
+    v[0] = __uint_as_float(raw.x);
+    v[1] = __uint_as_float(raw.y);
+    v[2] = __uint_as_float(raw.z);
+    v[3] = __uint_as_float(raw.w);
+  }
+};
+template <>
+struct Load<__nv_bfloat16> {
+  static constexpr int kVec = 8;
+  __device__ __forceinline__ static float one(const __nv_bfloat16* p) {
+    return __bfloat162float(*p);
+  }
+  __device__ __forceinline__ static void vec(uint4 raw, float (&v)[kVec]) {
+    const unsigned w[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[i]));
+      v[2 * i] = f.x;
+      v[2 * i + 1] = f.y;
+    }
+  }
+};
+template <>
+struct Load<__half> {
+  static constexpr int kVec = 8;
+  __device__ __forceinline__ static float one(const __half* p) { return __half2float(*p); }
+  __device__ __forceinline__ static void vec(uint4 raw, float (&v)[kVec]) {
+    const unsigned w[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w[i]));
+      v[2 * i] = f.x;
+      v[2 * i + 1] = f.y;
+    }
+  }
+};
+
+// The matrix is read once: streaming loads keep it from displacing x in the caches.
+__device__ __forceinline__ uint4 load_stream(const void* p) {
+  return __ldcs(reinterpret_cast<const uint4*>(p));
+}
+
+template <class CT>
+__device__ __forceinline__ void finish(const GemvArgs& g, int row, float sum) {
+  CT* const out = static_cast<CT*>(g.y) + static_cast<std::int64_t>(row) * g.incy;
+  float v = g.alpha * sum;
+  if (g.beta != 0.0f) v = fmaf(g.beta, OutC<CT>::load1(out), v);
+  OutC<CT>::store1(out, v);
+}
+
+// A row-major: warp w of block b computes row 8 b + w over split blockIdx.y of K.
+template <class E, class CT>
+__global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
+  using L = Load<E>;
+  constexpr int V = L::kVec;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int row = static_cast<int>(blockIdx.x) * kWarps + warp;
+  if (row >= g.m) return;
+  const std::int64_t k0 = static_cast<std::int64_t>(blockIdx.y) * g.k_chunk;
+  const std::int64_t k1 = min(static_cast<std::int64_t>(g.k), k0 + g.k_chunk);
+  const E* const a = static_cast<const E*>(g.a) + static_cast<std::int64_t>(row) * g.lda;
+  const E* const x = static_cast<const E*>(g.x);
+  float acc = 0.0f;
+  std::int64_t tail = k0;
+  if (g.vec) {
+    // The compiler's unrolling of this loop measured faster than loads gathered by hand (the
+    // column kernel below needs them gathered).
+    const std::int64_t whole = k0 + (k1 - k0) / V * V;
+#pragma unroll 4
+    for (std::int64_t kk = k0 + lane * V; kk < whole; kk += 32 * V) {
+      float av[V], xv[V];
+      L::vec(load_stream(a + kk), av);
+      L::vec(*reinterpret_cast<const uint4*>(x + kk), xv);
+#pragma unroll
+      for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
+    }
+    tail = whole;
+  }
+  for (std::int64_t kk = tail + lane; kk < k1; kk += 32) {
+    acc = fmaf(L::one(a + kk), L::one(x + kk * g.incx), acc);
+  }
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+  if (lane != 0) return;
+  if (gridDim.y == 1) {
+    finish<CT>(g, row, acc);
+  } else {
+    g.partial[static_cast<std::int64_t>(blockIdx.y) * g.m + row] = acc;
+  }
+}
+
+// A column-major: block b owns rows R b .. R b + R - 1 (R = 64 V): lane l the V rows at
+// R b + V (l + 32 j) for j = 0, 1, so a warp reads 2 x 512 contiguous bytes of a column; warp w
+// takes columns k0 + w, k0 + w + 8, ... of split blockIdx.y.
+constexpr int kColPieces = 2;
+template <class E, class CT>
+__global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
+  using L = Load<E>;
+  constexpr int V = L::kVec;
+  constexpr int R = 32 * V * kColPieces;
+  __shared__ float sums[kWarps][R];
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const std::int64_t k0 = static_cast<std::int64_t>(blockIdx.y) * g.k_chunk;
+  const std::int64_t k1 = min(static_cast<std::int64_t>(g.k), k0 + g.k_chunk);
+  const E* const a = static_cast<const E*>(g.a);
+  const E* const x = static_cast<const E*>(g.x);
+  float acc[kColPieces][V] = {};
+  const int block_row = static_cast<int>(blockIdx.x) * R;
+  if (g.vec && block_row + R <= g.m) {
+    for (std::int64_t k = k0 + warp; k < k1; k += kWarps * kUnroll) {
+      uint4 ra[kUnroll][kColPieces];
+      float xk[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t kk = k + kWarps * u;
+        const E* const col = a + kk * g.lda + block_row + lane * V;
+#pragma unroll
+        for (int j = 0; j < kColPieces; ++j) {
+          ra[u][j] = kk < k1 ? load_stream(col + 32 * V * j) : make_uint4(0, 0, 0, 0);
+        }
+        xk[u] = kk < k1 ? L::one(x + kk * g.incx) : 0.0f;
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+        for (int j = 0; j < kColPieces; ++j) {
+          float av[V];
+          L::vec(ra[u][j], av);
+#pragma unroll
+          for (int i = 0; i < V; ++i) acc[j][i] = fmaf(av[i], xk[u], acc[j][i]);
+        }
+      }
+    }
+  } else {
+    for (std::int64_t kk = k0 + warp; kk < k1; kk += kWarps) {
+      const float xk = L::one(x + kk * g.incx);
+#pragma unroll
+      for (int j = 0; j < kColPieces; ++j) {
+        const int r = block_row + V * (lane + 32 * j);
+        const E* const col = a + kk * g.lda + r;
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+          if (r + i < g.m) acc[j][i] = fmaf(L::one(col + i), xk, acc[j][i]);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kColPieces; ++j) {
+#pragma unroll
+    for (int i = 0; i < V; ++i) sums[warp][V * (lane + 32 * j) + i] = acc[j][i];
+  }
+  __syncthreads();
+  for (int r = static_cast<int>(threadIdx.x); r < R; r += kThreads) {
+    const int row = static_cast<int>(blockIdx.x) * R + r;
+    if (row >= g.m) continue;
+    float s = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) s += sums[w][r];
+    if (gridDim.y == 1) {
+      finish<CT>(g, row, s);
+    } else {
+      g.partial[static_cast<std::int64_t>(blockIdx.y) * g.m + row] = s;
+    }
+  }
+}
+
+// y = alpha * (sum of the splits' partial sums, in split order) + beta * y.
+template <class CT>
+__global__ void __launch_bounds__(kThreads) gemv_reduce_kernel(const GemvArgs g, int splits) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
+  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+       row < g.m; row += stride) {
+    float s = 0.0f;
+    for (int i = 0; i < splits; ++i) s += g.partial[static_cast<std::int64_t>(i) * g.m + row];
+    finish<CT>(g, static_cast<int>(row), s);
+  }
+}
+
+// The problem as the kernels see it: N = 1 (an M = 1 problem mirrored).
+Problem as_column(const Problem& p) { return p.n == 1 ? p : views::mirrored(p); }
+
+bool can_implement_gemv(const Problem& p) {
+  if (p.m != 1 && p.n != 1) return false;
+  const Problem q = as_column(p);
+  return views::dims_fit_int(q) && q.m <= (std::int64_t{1} << 30);
+}
+
+// Blocks enough to keep every SM streaming; each split at least min_split_k elements of K, a
+// multiple of vec_width.
+struct Split {
+  int splits;
+  int k_chunk;
+};
+Split plan_split(std::int64_t tiles, std::int64_t k, int vec_width, std::int64_t min_split_k) {
+  const std::int64_t target = 8LL * runtime::sm_count();  // 8 blocks of 256 fill an SM
+  std::int64_t s = std::max<std::int64_t>(1, ceil_div(target, tiles));
+  s = std::min(s, std::max<std::int64_t>(1, k / min_split_k));
+  s = std::min<std::int64_t>(s, 65535);
+  const std::int64_t chunk = views::round_up(ceil_div(k, s), vec_width);
+  return Split{static_cast<int>(ceil_div(k, chunk)), static_cast<int>(chunk)};
+}
+
+template <class E, class CT>
+cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
+  constexpr int V = Load<E>::kVec;
+  const Problem q = as_column(p);
+  GemvArgs g{};
+  g.m = static_cast<int>(q.m);
+  g.k = static_cast<int>(q.k);
+  g.alpha = q.alpha;
+  g.beta = q.beta;
+  g.a = q.a.data;
+  g.lda = q.a.ld;
+  g.x = q.b.data;
+  g.incx = strides_of(q.b.layout, q.b.ld).row;
+  g.y = q.c.data;
+  g.incy = strides_of(q.c.layout, q.c.ld).row;
+  const bool rows = views::a_k_contiguous(q);
+  const auto aligned16 = [](const void* ptr) {
+    return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
+  };
+  const bool a_vec = aligned16(q.a.data) && (q.a.ld * static_cast<std::int64_t>(sizeof(E))) % 16 == 0;
+  g.vec = rows ? (a_vec && aligned16(q.b.data) && g.incx == 1) : a_vec;
+  // Row-major: a warp per row, splits of at least one unrolled round of vectors per lane, whole
+  // lane-rounds; column-major: a block per 64 V rows, splits of at least one unrolled round of
+  // columns per warp.
+  const std::int64_t tiles = rows ? ceil_div(q.m, kWarps) : ceil_div(q.m, 32 * V * kColPieces);
+  const Split sp = rows ? plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V)
+                        : plan_split(tiles, q.k, kWarps, kUnroll * kWarps);
+  g.k_chunk = sp.k_chunk;
+  if (sp.splits > 1) {
+    void* ws = nullptr;
+    const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(sp.splits) *
+                              static_cast<std::size_t>(q.m);
+    if (cudaError_t err = runtime::stream_workspace(bytes, stream, &ws); err != cudaSuccess) {
+      return err;
+    }
+    g.partial = static_cast<float*>(ws);
+  }
+  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits));
+  if (rows) {
+    gemv_rows_kernel<E, CT><<<grid, kThreads, 0, stream>>>(g);
+  } else {
+    gemv_cols_kernel<E, CT><<<grid, kThreads, 0, stream>>>(g);
+  }
+  if (sp.splits > 1) {
+    const auto blocks = static_cast<unsigned>(
+        std::min<std::int64_t>(ceil_div(q.m, kThreads), 4LL * runtime::sm_count()));
+    gemv_reduce_kernel<CT><<<blocks, kThreads, 0, stream>>>(g, sp.splits);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_gemv(const Problem& p, cudaStream_t stream) {
+  const GemmTypes t = p.types();
+  if (t.ab == DType::kF32 || t.ab == DType::kTF32) return launch_typed<float, float>(p, stream);
+  if (t == GemmTypes{DType::kBF16, DType::kBF16}) {
+    return launch_typed<__nv_bfloat16, __nv_bfloat16>(p, stream);
+  }
+  if (t == GemmTypes{DType::kBF16, DType::kF32}) return launch_typed<__nv_bfloat16, float>(p, stream);
+  if (t == GemmTypes{DType::kF16, DType::kF16}) return launch_typed<__half, __half>(p, stream);
+  return launch_typed<__half, float>(p, stream);
+}
+
+template <class E, class CT>
+const void* kernel_for(const Problem& p) {
+  return views::a_k_contiguous(as_column(p)) ? kernel_address(&gemv_rows_kernel<E, CT>)
+                                              : kernel_address(&gemv_cols_kernel<E, CT>);
+}
+
+const void* device_function_gemv(const Problem& p) {
+  const GemmTypes t = p.types();
+  if (t.ab == DType::kF32 || t.ab == DType::kTF32) return kernel_for<float, float>(p);
+  if (t == GemmTypes{DType::kBF16, DType::kBF16}) return kernel_for<__nv_bfloat16, __nv_bfloat16>(p);
+  if (t == GemmTypes{DType::kBF16, DType::kF32}) return kernel_for<__nv_bfloat16, float>(p);
+  if (t == GemmTypes{DType::kF16, DType::kF16}) return kernel_for<__half, __half>(p);
+  return kernel_for<__half, float>(p);
+}
+
+}  // namespace
+
+void register_gemv(Registry& r) {
+  KernelInfo k;
+  k.name = "gemv";
+  k.family = "gemv";
+  k.rung = 17;
+  k.tile = TileConfig{};
+  k.tile.bm = kWarps;  // row-major A: a warp per row (column-major A: 32 x 16 bytes of rows)
+  k.tile.bn = 1;
+  k.tile.threads = kThreads;
+  k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // 16-byte loads where aligned, else elements
+  k.desc.types = {GemmTypes{DType::kF32, DType::kF32},   GemmTypes{DType::kTF32, DType::kF32},
+                  GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
+                  GemmTypes{DType::kF16, DType::kF16},   GemmTypes{DType::kF16, DType::kF32}};
+  k.desc.split_k = true;
+  k.summary =
+      "M = 1 or N = 1: the matrix streamed once with 16-byte loads, a warp per row (K "
+      "contiguous) or 16 bytes of rows per lane (M contiguous), K split over blocks into a "
+      "deterministic second pass when the rows are too few; every type, fp32 accumulation";
+  k.can_implement = can_implement_gemv;
+  k.launch = launch_gemv;
+  k.device_function = device_function_for(k.can_implement, device_function_gemv);
+  r.push_back(std::move(k));
+}
+
+}  // namespace tilegemm::kernels
