@@ -25,6 +25,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -74,10 +76,12 @@ auto as_tuple(const EntryKey& k) {
   throw std::runtime_error(source + ": " + (where.empty() ? "" : where + ": ") + what);
 }
 
-const json& member(const json& object, const char* key, const std::string& where,
+// `where` by value: a reference parameter bound to a temporary (a "" argument) would make GCC 13
+// warn that the returned reference may dangle.
+const json& member(const json& object, const char* key, std::string_view where,
                    const std::string& source) {
   const auto it = object.find(key);
-  if (it == object.end()) fail(source, where + key, "missing");
+  if (it == object.end()) fail(source, std::string(where) + key, "missing");
   return *it;
 }
 
