@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks to build tilegemm: the Debian packages of the build's
-# libraries (CLI11, nlohmann_json, GoogleTest) and the CUTLASS/CuTe headers, pinned, from the
-# nvidia-cutlass package on PyPI into .deps/cutlass (ignored by git). Idempotent: does nothing
-# that is already done. The CUDA toolkit itself (nvcc, cuBLAS) is expected to be installed.
+# libraries (CLI11, nlohmann_json, GoogleTest) and of Python's venv and headers, the CUTLASS/CuTe
+# headers, pinned, from the nvidia-cutlass package on PyPI into .deps/cutlass, and the Python
+# package's build and test tools, pinned, from PyPI into the virtual environment .venv (both
+# ignored by git). Idempotent: does nothing that is already done. The CUDA toolkit itself (nvcc,
+# cuBLAS) is expected to be installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CUTLASS_VERSION=4.2.0.0
-DEBIAN_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libgtest-dev python3-pip unzip)
+DEBIAN_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libgtest-dev python3-pip unzip
+                 python3-venv python3-dev)
+# The Python package's build backend and bindings, its test runner, and the Numba lab. numpy stays
+# below 2.5, which numba-cuda 0.30.4's CUDA target does not import under (np.row_stack is gone).
+# The simulator needs no GPU; a CUDA 13 GPU machine also wants numba-cuda[cu13].
+PYTHON_PACKAGES=(scikit-build-core==1.1.2 nanobind==3.1.0 pytest==9.2.0 numpy==2.4.6
+                 numba==0.68.1 numba-cuda==0.30.4)
+VENV=.venv
 
 missing=()
 for p in "${DEBIAN_PACKAGES[@]}"; do
@@ -39,5 +48,12 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$CUTLASS_VERSION" ]; then
   mv "$tmp/x/cutlass_library/source/include" .deps/cutlass/include
   echo "$CUTLASS_VERSION" > "$stamp"
   rm -rf "$tmp"
+fi
+stamp="$VENV/tilegemm-packages.txt"
+if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${PYTHON_PACKAGES[*]}" ]; then
+  echo "setup: installing ${PYTHON_PACKAGES[*]} into $VENV" >&2
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PYTHON_PACKAGES[@]}"
+  echo "${PYTHON_PACKAGES[*]}" > "$stamp"
 fi
 echo "setup: ok" >&2
