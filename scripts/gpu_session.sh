@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor verify-ts rung15 tf32 gemv sass profile odd random ncu-tensor, and
+#        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -213,6 +213,25 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             --format json --output "${TAG}_gemv-${ab}-${la}${lb}.json"
         done
       done
+      ;;
+    tune)
+      # The built-in tune table (data/tune/<device>.json): tilegemm tune over the issues' target
+      # shapes and 100 random shapes (seed 7) in bf16 and f32, into a fresh cache directory whose
+      # file is then copied to data/tune/ (see docs/tune.md). Screening keeps the slow ladder
+      # kernels to one short round.
+      TT="--rounds 3 --reps 10 --warmup 3 --screen 2"
+      for ab in bf16 f32; do
+        run_step "tune_$ab" bash -c "cd '$R' && '$TG' tune --cache-dir tunecache --dtype $ab $TT \
+          --size 256:8192:x2 --shape 8192x1024x8192 --shape 4096x4096x16384 \
+          --shape 4095x4095x4095 --shape 16x8192x8192 --shape 128x8192x8192 --shape 1x8192x8192 \
+          --output '${TAG}_tune-$ab.json'"
+        run_step "tune_random_$ab" bash -c "cd '$R' && '$TG' tune --cache-dir tunecache \
+          --dtype $ab $TT --random 100 --seed 7 --max-size 8192 \
+          --output '${TAG}_tune-random-$ab.json'"
+      done
+      run_step tune_show "$TG" tune --show --cache-dir "$R/tunecache"
+      cp "$R"/tunecache/*.json "$OUT"/ 2>/dev/null
+      tail -3 "$R/tune_show.log" | tee -a "$summary"
       ;;
     sass)
       # A tensor-core rung whose SASS shows no HGMMA is on the wrong path: count HGMMA per kernel.
