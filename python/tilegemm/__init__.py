@@ -12,6 +12,7 @@
                           tilegemm.numba_lab).
 """
 
+from . import _api
 from ._api import (
     Testbed,
     analyze,
@@ -26,16 +27,5 @@ from ._api import (
 )
 from ._tilegemm import version as __version__
 
-__all__ = [
-    "gemm",
-    "kernels",
-    "devices",
-    "cuda_available",
-    "tolerance",
-    "element_tolerance",
-    "verify",
-    "bench",
-    "analyze",
-    "Testbed",
-    "__version__",
-]
+# The public names are _api's (one list), plus the version.
+__all__ = [*_api.__all__, "__version__"]

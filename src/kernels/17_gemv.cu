@@ -4,7 +4,8 @@
 // once: it is a stream of that operand through DRAM, and a tile kernel built for reuse wastes most
 // of its tile (a 128-row tensor-core tile computes 127 rows of zeros). Idea: read the matrix at
 // copy bandwidth with 16-byte loads, every SM busy, and nothing else.
-//  - M = 1 is computed as its mirror C^T = B^T A^T, so the kernels see N = 1: y = alpha A x + beta y
+//  - M = 1 is computed as its mirror C^T = B^T A^T, so the kernels see N = 1:
+//    y = alpha A x + beta y
 //    with A m x k, x and y vectors of any stride.
 //  - A row-major (K contiguous): one warp per row, 16-byte loads along K, a shuffle reduction.
 //  - A column-major (M contiguous): a block owns 64 x (16 / element size) consecutive rows, two
@@ -283,7 +284,8 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const auto aligned16 = [](const void* ptr) {
     return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
   };
-  const bool a_vec = aligned16(q.a.data) && (q.a.ld * static_cast<std::int64_t>(sizeof(E))) % 16 == 0;
+  const bool a_vec =
+      aligned16(q.a.data) && (q.a.ld * static_cast<std::int64_t>(sizeof(E))) % 16 == 0;
   g.vec = rows ? (a_vec && aligned16(q.b.data) && g.incx == 1) : a_vec;
   // Row-major: a warp per row, splits of at least one unrolled round of vectors per lane, whole
   // lane-rounds; column-major: a block per 64 V rows, splits of at least one unrolled round of
@@ -321,7 +323,9 @@ cudaError_t launch_gemv(const Problem& p, cudaStream_t stream) {
   if (t == GemmTypes{DType::kBF16, DType::kBF16}) {
     return launch_typed<__nv_bfloat16, __nv_bfloat16>(p, stream);
   }
-  if (t == GemmTypes{DType::kBF16, DType::kF32}) return launch_typed<__nv_bfloat16, float>(p, stream);
+  if (t == GemmTypes{DType::kBF16, DType::kF32}) {
+    return launch_typed<__nv_bfloat16, float>(p, stream);
+  }
   if (t == GemmTypes{DType::kF16, DType::kF16}) return launch_typed<__half, __half>(p, stream);
   return launch_typed<__half, float>(p, stream);
 }
@@ -335,7 +339,9 @@ const void* kernel_for(const Problem& p) {
 const void* device_function_gemv(const Problem& p) {
   const GemmTypes t = p.types();
   if (t.ab == DType::kF32 || t.ab == DType::kTF32) return kernel_for<float, float>(p);
-  if (t == GemmTypes{DType::kBF16, DType::kBF16}) return kernel_for<__nv_bfloat16, __nv_bfloat16>(p);
+  if (t == GemmTypes{DType::kBF16, DType::kBF16}) {
+    return kernel_for<__nv_bfloat16, __nv_bfloat16>(p);
+  }
   if (t == GemmTypes{DType::kBF16, DType::kF32}) return kernel_for<__nv_bfloat16, float>(p);
   if (t == GemmTypes{DType::kF16, DType::kF16}) return kernel_for<__half, __half>(p);
   return kernel_for<__half, float>(p);

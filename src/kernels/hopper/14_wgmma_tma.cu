@@ -45,7 +45,8 @@ void register_wgmma(Registry& r) {
   r.push_back(describe<Config<256, 4, k16Bit>>(kFamily, 14, "every A/B layout mix"));
   r.push_back(describe<Config<128, 6, k16Bit>>(kFamily, 14,
                                                "every A/B layout mix, twice the tiles of 128x256"));
-  constexpr const char* kTf32Mixes = "A/B row/col, col/col, row/row (M/N-major tf32 through registers)";
+  constexpr const char* kTf32Mixes =
+      "A/B row/col, col/col, row/row (M/N-major tf32 through registers)";
   r.push_back(describe<Config<256, 4, kTf32>>(kFamily, 14, kTf32Mixes));
   r.push_back(describe<Config<128, 6, kTf32>>(
       kFamily, 14, std::string(kTf32Mixes) + ", twice the tiles of 128x256"));
