@@ -4,6 +4,7 @@
 // and can never win.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -575,10 +576,19 @@ void write_cache_show(std::ostream& os, const CacheShow& show, Format format) {
 
 // --- bench's record --------------------------------------------------------------------------
 
+// A path under the user's home directory as "~/...": result files get committed and shared, and
+// the record should name where the cache was, not whose machine it was on.
+std::string home_relative(const std::string& path) {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') return path;
+  const std::string prefix = std::string(home) + "/";
+  return path.compare(0, prefix.size(), prefix) == 0 ? "~/" + path.substr(prefix.size()) : path;
+}
+
 json bench_cache_record(const BenchReport& report, const tune::ActiveTables& active, int cc) {
   json tables = json::array();
   for (const tune::Table& t : active.tables) {
-    tables.push_back({{"source", t.source}, {"entries", t.entries.size()}});
+    tables.push_back({{"source", home_relative(t.source)}, {"entries", t.entries.size()}});
   }
   json hits = json::array();
   const std::string prefix = "auto(";
@@ -607,10 +617,23 @@ json bench_cache_record(const BenchReport& report, const tune::ActiveTables& act
                       {"kernel", k->name}});
     }
   }
+  json ignored = json::array();
+  const char* home = std::getenv("HOME");
+  for (std::string note : active.notes) {
+    // The notes name files: the same home-relative form as the paths above.
+    if (home != nullptr && *home != '\0') {
+      const std::string home_dir = std::string(home) + "/";
+      for (std::size_t at = note.find(home_dir); at != std::string::npos;
+           at = note.find(home_dir)) {
+        note.replace(at, home_dir.size(), "~/");
+      }
+    }
+    ignored.push_back(note);
+  }
   return json{{"lookup", active.enabled},
-              {"cache_dir", active.cache_dir},
+              {"cache_dir", home_relative(active.cache_dir)},
               {"tables", tables},
-              {"ignored", active.notes},
+              {"ignored", ignored},
               {"auto_from_cache", hits}};
 }
 
