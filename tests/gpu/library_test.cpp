@@ -385,6 +385,39 @@ TEST_P(LibraryTyped, CheckFailsDeliberatelyWrongResults) {
   EXPECT_EQ(flipped.changed_bits, 1);
 }
 
+// Kernels that split K over blocks add the partial sums in a fixed order (no atomics), so a
+// result is bit-identical from run to run. Shapes long enough in K that every split-K kernel
+// splits: a small output with deep K, and matrix-vector products in both layouts of the matrix.
+TEST(Library, SplitKResultsAreBitIdenticalAcrossRuns) {
+  TILEGEMM_REQUIRE_GPU();
+  int checked = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    if (!k.desc.split_k || !runs_on_current_device(k)) continue;
+    for (GemmTypes types : k.desc.types) {
+      CaseSpec shapes[3] = {spec_of(64, 64, 65536, 1.0f, 0.0f, types),
+                            spec_of(64, 1, 262144, 1.0f, 0.0f, types),
+                            spec_of(8192, 1, 8192, 1.0f, 0.0f, types)};
+      shapes[2].la = Layout::kColMajor;  // the M-contiguous matrix kernel of gemv
+      for (const CaseSpec& spec : shapes) {
+        Testbed tb(spec);
+        ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+        if (!k.can_implement(tb.problem())) continue;
+        SCOPED_TRACE(k.name + " " + spec.to_string());
+        const CheckResult first = tb.run_and_check(
+            [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+        ASSERT_TRUE(first.passed) << first.detail;
+        const auto bytes = download_c(tb);
+        ASSERT_TRUE(tb.reset_c(0).ok());  // poisoned again: the second run must write it all
+        ASSERT_TRUE(gemm(tb.problem(), k.name, 0).ok());
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        EXPECT_EQ(download_c(tb), bytes);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << "no split-K kernel ran: the shapes above no longer reach one";
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTypes, LibraryTyped, ::testing::ValuesIn(all_gemm_types()),
                          testing::types_param_name);
 
