@@ -363,6 +363,8 @@ std::string utc_timestamp();
 std::string join_command(int argc, const char* const* argv);
 
 nlohmann::json to_json(const DeviceInfo& device);
+// A result file's "settings": the timing options and the inputs' seed.
+nlohmann::json settings_json(const TimingOptions& timing, std::uint64_t seed);
 
 // `tilegemm list`. `cc` is the running GPU's compute capability (0: no GPU), for the "runs
 // here" column: "yes", "no (needs sm_90a)" or "no GPU".

@@ -399,20 +399,13 @@ json to_json(const TuneReport& report) {
     entry["candidates"] = candidates;
     shapes.push_back(entry);
   }
+  json settings = settings_json(report.timing, report.seed);
+  settings["screen"] = report.screen;
   return json{{"device", to_json(report.device)},
               {"key", key_json(report.key)},
               {"command", report.command},
               {"timestamp", report.timestamp},
-              {"settings",
-               {{"warmup", report.timing.warmup},
-                {"reps", report.timing.reps},
-                {"rounds", report.timing.rounds},
-                {"min_time_s", report.timing.min_time_s},
-                {"max_noise_pct", report.timing.max_noise_pct},
-                {"max_time_s", report.timing.max_time_s},
-                {"cold", report.timing.cold},
-                {"screen", report.screen},
-                {"seed", report.seed}}},
+              {"settings", settings},
               {"cache_file", report.cache_path.empty() ? json(nullptr) : json(report.cache_path)},
               {"results", shapes},
               {"skipped", report.skipped},

@@ -374,6 +374,17 @@ Table bench_csv_table(const BenchReport& report) {
   return t;
 }
 
+json settings_json(const TimingOptions& timing, std::uint64_t seed) {
+  return json{{"warmup", timing.warmup},
+              {"reps", timing.reps},
+              {"rounds", timing.rounds},
+              {"min_time_s", timing.min_time_s},
+              {"max_noise_pct", timing.max_noise_pct},
+              {"max_time_s", timing.max_time_s},
+              {"cold", timing.cold},
+              {"seed", seed}};
+}
+
 json to_json(const BenchReport& report) {
   json rows = json::array();
   for (const BenchRow& r : report.rows) {
@@ -407,15 +418,7 @@ json to_json(const BenchReport& report) {
   return json{{"device", to_json(report.device)},
               {"command", report.command},
               {"timestamp", report.timestamp},
-              {"settings",
-               {{"warmup", report.timing.warmup},
-                {"reps", report.timing.reps},
-                {"rounds", report.timing.rounds},
-                {"min_time_s", report.timing.min_time_s},
-                {"max_noise_pct", report.timing.max_noise_pct},
-                {"max_time_s", report.timing.max_time_s},
-                {"cold", report.timing.cold},
-                {"seed", report.seed}}},
+              {"settings", settings_json(report.timing, report.seed)},
               {"results", rows},
               {"skipped", report.skipped}};
 }
