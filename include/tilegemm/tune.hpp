@@ -148,7 +148,8 @@ struct ActiveTables {
   std::optional<FileKey> key;       // the process key the tables were checked against
   std::string cache_dir;            // the user cache directory ("" when none is set)
   std::vector<Table> tables;        // in lookup order: the user's, then built-in
-  std::vector<std::string> notes;   // one line per file ignored, for stderr
+  std::vector<std::string> notes;   // one line per file ignored (the library prints nothing:
+                                    // the CLI shows them, bench records them)
 };
 // The tables that apply to a process with `key`: <cache_dir>/<device>.json under KeyRule::kUser
 // (cache_dir "" reads none), then the built-in table of the same device under kShipped. A table
@@ -159,7 +160,7 @@ ActiveTables load_tables(const FileKey& key, const std::string& cache_dir);
 // effect for the current GPU hold its key, the table is for `cc`, and the kernel exists, runs on
 // `cc` and can_implement the problem; null otherwise (no GPU, no cache, lookup off, a miss).
 // select_kernel calls it before its rules. Thread-safe; the first call per device loads the
-// tables and prints their notes on stderr.
+// tables (why a file was ignored: active_tables().notes).
 const KernelInfo* lookup(const Problem& problem, int cc);
 // What lookup consults on the current GPU (loading it if not yet loaded). Without a GPU (and no
 // reload_for), no key and no tables.

@@ -18,7 +18,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -297,10 +296,6 @@ State& state() {
   return s;
 }
 
-void print_notes(const ActiveTables& t) {
-  for (const std::string& note : t.notes) std::cerr << "tilegemm: " << note << "\n";
-}
-
 ActiveTables disabled_tables() {
   ActiveTables t;
   t.enabled = false;
@@ -333,7 +328,6 @@ std::shared_ptr<const ActiveTables> current_tables() {
   if (const std::optional<FileKey> key = current_file_key()) {
     loaded = load_tables(*key, loaded.cache_dir);
   }
-  print_notes(loaded);
   auto shared = std::make_shared<const ActiveTables>(std::move(loaded));
   s.by_device[device] = shared;
   return shared;
@@ -677,7 +671,6 @@ void reload() {
 void reload_for(const FileKey& key) {
   ActiveTables loaded = lookup_enabled_by_env() ? load_tables(key, default_cache_dir())
                                                 : disabled_tables();
-  print_notes(loaded);
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.enabled.reset();

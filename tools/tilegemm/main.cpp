@@ -90,6 +90,12 @@ void print_notes(const std::string& command, const std::vector<std::string>& not
   for (const std::string& note : notes) std::cerr << "tilegemm " << command << ": " << note << "\n";
 }
 
+// Tune-cache files `auto` ignores on this GPU, one line each with the reason (the library only
+// records them).
+void print_tune_notes(const std::string& command) {
+  print_notes(command, tt::active_tables().notes);
+}
+
 void add_shape_flags(CLI::App* app, CaseFlags* f, bool ranges) {
   const char* size_help =
       ranges ? "sizes: 256, 256,512, 256:4096:256 or 256:4096:x2" : "a single size";
@@ -305,6 +311,7 @@ int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
   }
 
   print_notes("bench", selection.skipped);
+  print_tune_notes("bench");
   tb::BenchReport report =
       tb::run_bench(request, [](const std::string& line) { std::cerr << line << std::endl; });
   // Judged before --providers drops rows: a cuBLAS row that FAILED still fails the run.
@@ -486,6 +493,7 @@ int run_verify(const CaseFlags& cf, const DtypeFlags& df, const VerifyFlags& vf)
 
   if (tilegemm::cuda_device_count() == 0) return no_device("verify", "verify");
   print_notes("verify", selection.skipped);
+  print_tune_notes("verify");
 
   // Failures go where a reader of the table looks; machine formats keep stdout clean.
   std::ostream& failures_out = format == tb::Format::kTable ? std::cout : std::cerr;
