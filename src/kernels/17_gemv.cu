@@ -52,45 +52,17 @@ struct GemvArgs {
   int vec;         // 16-byte loads of A (and of x in the row-major kernel) are aligned
 };
 
-// fp32 values of one element and of a 16-byte vector of elements.
+// fp32 values of one element and of a 16-byte vector of elements (as pairs, through OutC, the
+// element conversions the tensor-core families use).
 template <class E>
-struct Load;
-template <>
-struct Load<float> {
-  static constexpr int kVec = 4;
-  __device__ __forceinline__ static float one(const float* p) { return *p; }
+struct Load {
+  static constexpr int kVec = 16 / static_cast<int>(sizeof(E));
+  __device__ __forceinline__ static float one(const E* p) { return OutC<E>::load1(p); }
   __device__ __forceinline__ static void vec(uint4 raw, float (&v)[kVec]) {
-    v[0] = __uint_as_float(raw.x);
-    v[1] = __uint_as_float(raw.y);
-    v[2] = __uint_as_float(raw.z);
-    v[3] = __uint_as_float(raw.w);
-  }
-};
-template <>
-struct Load<__nv_bfloat16> {
-  static constexpr int kVec = 8;
-  __device__ __forceinline__ static float one(const __nv_bfloat16* p) {
-    return __bfloat162float(*p);
-  }
-  __device__ __forceinline__ static void vec(uint4 raw, float (&v)[kVec]) {
-    const unsigned w[4] = {raw.x, raw.y, raw.z, raw.w};
+    const E* const e = reinterpret_cast<const E*>(&raw);
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float2 f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[i]));
-      v[2 * i] = f.x;
-      v[2 * i + 1] = f.y;
-    }
-  }
-};
-template <>
-struct Load<__half> {
-  static constexpr int kVec = 8;
-  __device__ __forceinline__ static float one(const __half* p) { return __half2float(*p); }
-  __device__ __forceinline__ static void vec(uint4 raw, float (&v)[kVec]) {
-    const unsigned w[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w[i]));
+    for (int i = 0; i < kVec / 2; ++i) {
+      const float2 f = OutC<E>::load2(e + 2 * i);
       v[2 * i] = f.x;
       v[2 * i + 1] = f.y;
     }
@@ -104,10 +76,8 @@ __device__ __forceinline__ uint4 load_stream(const void* p) {
 
 template <class CT>
 __device__ __forceinline__ void finish(const GemvArgs& g, int row, float sum) {
-  CT* const out = static_cast<CT*>(g.y) + static_cast<std::int64_t>(row) * g.incy;
-  float v = g.alpha * sum;
-  if (g.beta != 0.0f) v = fmaf(g.beta, OutC<CT>::load1(out), v);
-  OutC<CT>::store1(out, v);
+  store_c_one(static_cast<CT*>(g.y) + static_cast<std::int64_t>(row) * g.incy, sum, g.alpha,
+              g.beta);
 }
 
 // A row-major: warp w of block b computes row 8 b + w over split blockIdx.y of K.
@@ -281,12 +251,8 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.y = q.c.data;
   g.incy = strides_of(q.c.layout, q.c.ld).row;
   const bool rows = views::a_k_contiguous(q);
-  const auto aligned16 = [](const void* ptr) {
-    return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
-  };
-  const bool a_vec =
-      aligned16(q.a.data) && (q.a.ld * static_cast<std::int64_t>(sizeof(E))) % 16 == 0;
-  g.vec = rows ? (a_vec && aligned16(q.b.data) && g.incx == 1) : a_vec;
+  const bool a_vec = views::aligned(q.a, 16);
+  g.vec = rows ? (a_vec && views::aligned(q.b.data, 16) && g.incx == 1) : a_vec;
   // Row-major: a warp per row, splits of at least one unrolled round of vectors per lane, whole
   // lane-rounds; column-major: a block per 64 V rows, splits of at least one unrolled round of
   // columns per warp.
@@ -317,34 +283,36 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-cudaError_t launch_gemv(const Problem& p, cudaStream_t stream) {
-  const GemmTypes t = p.types();
-  if (t.ab == DType::kF32 || t.ab == DType::kTF32) return launch_typed<float, float>(p, stream);
+template <class T>
+struct Type {
+  using type = T;
+};
+// Calls f(Type<E>, Type<CT>) with the storage types of the problem's A/B and C (tf32: fp32).
+template <class F>
+decltype(auto) with_types(GemmTypes t, F&& f) {
+  if (t.ab == DType::kF32 || t.ab == DType::kTF32) return f(Type<float>{}, Type<float>{});
   if (t == GemmTypes{DType::kBF16, DType::kBF16}) {
-    return launch_typed<__nv_bfloat16, __nv_bfloat16>(p, stream);
+    return f(Type<__nv_bfloat16>{}, Type<__nv_bfloat16>{});
   }
-  if (t == GemmTypes{DType::kBF16, DType::kF32}) {
-    return launch_typed<__nv_bfloat16, float>(p, stream);
-  }
-  if (t == GemmTypes{DType::kF16, DType::kF16}) return launch_typed<__half, __half>(p, stream);
-  return launch_typed<__half, float>(p, stream);
+  if (t == GemmTypes{DType::kBF16, DType::kF32}) return f(Type<__nv_bfloat16>{}, Type<float>{});
+  if (t == GemmTypes{DType::kF16, DType::kF16}) return f(Type<__half>{}, Type<__half>{});
+  return f(Type<__half>{}, Type<float>{});
 }
 
-template <class E, class CT>
-const void* kernel_for(const Problem& p) {
-  return views::a_k_contiguous(as_column(p)) ? kernel_address(&gemv_rows_kernel<E, CT>)
-                                              : kernel_address(&gemv_cols_kernel<E, CT>);
+cudaError_t launch_gemv(const Problem& p, cudaStream_t stream) {
+  return with_types(p.types(), [&](auto e, auto ct) {
+    return launch_typed<typename decltype(e)::type, typename decltype(ct)::type>(p, stream);
+  });
 }
 
 const void* device_function_gemv(const Problem& p) {
-  const GemmTypes t = p.types();
-  if (t.ab == DType::kF32 || t.ab == DType::kTF32) return kernel_for<float, float>(p);
-  if (t == GemmTypes{DType::kBF16, DType::kBF16}) {
-    return kernel_for<__nv_bfloat16, __nv_bfloat16>(p);
-  }
-  if (t == GemmTypes{DType::kBF16, DType::kF32}) return kernel_for<__nv_bfloat16, float>(p);
-  if (t == GemmTypes{DType::kF16, DType::kF16}) return kernel_for<__half, __half>(p);
-  return kernel_for<__half, float>(p);
+  const bool rows = views::a_k_contiguous(as_column(p));
+  return with_types(p.types(), [&](auto e, auto ct) {
+    using E = typename decltype(e)::type;
+    using CT = typename decltype(ct)::type;
+    return rows ? kernel_address(&gemv_rows_kernel<E, CT>)
+                : kernel_address(&gemv_cols_kernel<E, CT>);
+  });
 }
 
 }  // namespace

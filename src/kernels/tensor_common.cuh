@@ -62,6 +62,14 @@ __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// One element of C: alpha * acc + beta * C, rounded to C's type; C is never read when beta == 0.
+template <class CT>
+__device__ __forceinline__ void store_c_one(CT* c, float acc, float alpha, float beta) {
+  float v = alpha * acc;
+  if (beta != 0.0f) v = fmaf(beta, OutC<CT>::load1(c), v);
+  OutC<CT>::store1(c, v);
+}
+
 // The epilogue of one accumulator pair: C(row, col + {0, 1}) = alpha * (x, y) + beta * C, for
 // the columns below cols_left (C's padding is never written), C read only when beta != 0, one
 // 2-element access when `vec2` (C's base and ld even) and both columns are inside.
@@ -79,14 +87,8 @@ __device__ __forceinline__ void store_c_pair(CT* c_row, int col, int cols_left, 
     OutC<CT>::store2(c_row + col, v0, v1);
     return;
   }
-  if (col < cols_left) {
-    if (beta != 0.0f) v0 = fmaf(beta, OutC<CT>::load1(c_row + col), v0);
-    OutC<CT>::store1(c_row + col, v0);
-  }
-  if (col + 1 < cols_left) {
-    if (beta != 0.0f) v1 = fmaf(beta, OutC<CT>::load1(c_row + col + 1), v1);
-    OutC<CT>::store1(c_row + col + 1, v1);
-  }
+  if (col < cols_left) store_c_one(c_row + col, x, alpha, beta);
+  if (col + 1 < cols_left) store_c_one(c_row + col + 1, y, alpha, beta);
 }
 
 }  // namespace tilegemm::kernels

@@ -107,16 +107,22 @@ struct Copy {
   std::size_t bytes = 0;                       // the copy's size, rounded up to 256 bytes
 };
 
-Copy plan_copy(DType dtype, const void* data, hopper::OperandGeometry g, std::int64_t ld) {
-  Copy c;
-  if (hopper::tensor_map_describable(dtype, data, g.rows, g.cols, ld)) return c;
+// A copy of `rows` lines of `cols` elements at a 16-byte pitch, padded to 256 bytes.
+Copy sized_copy(DType dtype, std::int64_t rows, std::int64_t cols, bool transposed) {
   const auto es = static_cast<std::int64_t>(dtype_bytes(dtype));
+  Copy c;
   c.needed = true;
-  c.rows = g.rows;
-  c.cols = g.cols;
-  c.pitch = views::round_up(g.cols, 16 / es);
-  c.bytes = static_cast<std::size_t>(views::round_up(c.rows * c.pitch * es, 256));
+  c.transposed = transposed;
+  c.rows = rows;
+  c.cols = cols;
+  c.pitch = views::round_up(cols, 16 / es);
+  c.bytes = static_cast<std::size_t>(views::round_up(rows * c.pitch * es, 256));
   return c;
+}
+
+Copy plan_copy(DType dtype, const void* data, hopper::OperandGeometry g, std::int64_t ld) {
+  if (hopper::tensor_map_describable(dtype, data, g.rows, g.cols, ld)) return Copy{};
+  return sized_copy(dtype, g.rows, g.cols, false);
 }
 
 // tf32 with A and B both M/N-major: B (lines along N) is copied into lines along K.
@@ -126,14 +132,7 @@ bool needs_transposed_b(const Problem& q) {
 Copy plan_b_copy(const Problem& q) {
   const hopper::OperandGeometry g = hopper::b_geometry(q);
   if (!needs_transposed_b(q)) return plan_copy(q.b.dtype, q.b.data, g, q.b.ld);
-  Copy c;
-  c.needed = true;
-  c.transposed = true;
-  c.rows = g.cols;  // N lines of K
-  c.cols = g.rows;
-  c.pitch = views::round_up(c.cols, 4);
-  c.bytes = static_cast<std::size_t>(views::round_up(c.rows * c.pitch * 4, 256));
-  return c;
+  return sized_copy(q.b.dtype, g.cols, g.rows, true);  // N lines of K
 }
 
 // The oriented problem with each operand that needs it pointing at its padded copy (at `a_copy`,

@@ -533,10 +533,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             for (int e = 0; e < 2; ++e) {
               const int col = 8 * j + 2 * (lane % 4) + e;
               if (col < cols_left) {
-                CT* const out = c_col0 + static_cast<std::int64_t>(col) * p.ldc;
-                float v = p.alpha * d[4 * j + 2 * h + e];
-                if (p.beta != 0.0f) v = fmaf(p.beta, OutC<CT>::load1(out), v);
-                OutC<CT>::store1(out, v);
+                store_c_one(c_col0 + static_cast<std::int64_t>(col) * p.ldc, d[4 * j + 2 * h + e],
+                            p.alpha, p.beta);
               }
             }
           }
@@ -827,7 +825,7 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   prm.k_tiles = static_cast<int>(ceil_div(q.k, Cfg::BK));
   prm.raster_group = raster_group<Cfg>(static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)));
   const std::size_t c_bytes = dtype_bytes(q.c.dtype);
-  prm.c_vec2 = q.c.ld % 2 == 0 && reinterpret_cast<std::uintptr_t>(q.c.data) % (2 * c_bytes) == 0;
+  prm.c_vec2 = views::aligned(q.c, 2 * c_bytes);  // base and ldc allow element pairs
   // TMA stores only where they are exact: beta = 0 (C is not read), C describable by a tensor
   // map, and N * element size a multiple of 16 bytes, since a store clips columns past N only
   // to 16-byte granules and C may be a view inside a wider matrix.

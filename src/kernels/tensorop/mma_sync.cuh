@@ -780,7 +780,7 @@ Params make_params(const Problem& q) {
   prm.tiles_n = static_cast<int>(ceil_div(q.n, C::BN));
   prm.raster_group = raster_group<C>(prm.tiles_m);
   const std::size_t c_bytes = dtype_bytes(q.c.dtype);
-  prm.c_vec2 = q.c.ld % 2 == 0 && reinterpret_cast<std::uintptr_t>(q.c.data) % (2 * c_bytes) == 0;
+  prm.c_vec2 = views::aligned(q.c, 2 * c_bytes);  // base and ldc allow element pairs
   return prm;
 }
 
