@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor, and
+#        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor smallm-probe skinny, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -275,6 +275,50 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         run_step "random_$ab" bench --kernels auto --dtype "$ab" --random "${RANDOM_COUNT:-100}" \
           --seed "${RANDOM_SEED:-7}" --max-size 8192 --format json \
           --output "${TAG}_random-${ab}-s${RANDOM_SEED:-7}.json"
+      done
+      ;;
+    skinny)
+      # Small M or N against a large N x K (rung 18 beside the other wgmma tiles, auto and cuBLAS):
+      # M = 16..256 at N = K = 8192 and the mirrored shapes, in bf16 and tf32, plus shapes with
+      # fewer 64-row tiles than SMs.
+      shapes=()
+      for s in ${SKINNY_SHAPES:-16x8192x8192 32x8192x8192 64x8192x8192 128x8192x8192 \
+        256x8192x8192 8192x16x8192 8192x128x8192 16x4096x8192 128x4096x4096 16x16384x4096 \
+        64x8192x2048}; do shapes+=(--shape "$s"); done
+      # Verified first: one-tile-high or -wide shapes (short TMA boxes), every type and layout
+      # mix, beta 0 and 0.5, every wgmma instance.
+      vshapes=()
+      for s in 7x8192x512 16x300x1000 100x64x256 8192x9x512 77x50x4096 1x1000x700 130x16x128 \
+        64x64x64 65x129x200 8x8x8 200x24x1000; do vshapes+=(--shape "$s"); done
+      for t in bf16:bf16 bf16:f32 f16:f16 f16:f32 tf32:f32; do
+        ab=${t%%:*} c=${t##*:}
+        for lay in "row row row" "col col col" "row col row" "col row col" "row row col"; do
+          read -r la lb lc <<<"$lay"
+          for beta in 0 0.5; do
+            "$TG" verify --kernels 'wgmma*' --dtype "$ab" --dtype-c "$c" --layout-a "$la" \
+              --layout-b "$lb" --layout-c "$lc" --beta "$beta" "${vshapes[@]}" \
+              >>"$R/skinny_verify.log" 2>&1 || echo "FAIL $t $lay beta $beta" | tee -a "$summary"
+          done
+        done
+      done
+      grep -c "all passed" "$R/skinny_verify.log" | sed 's/^/skinny verify runs passed: /' | tee -a "$summary"
+      for ab in ${SKINNY_TYPES:-bf16 tf32}; do
+        run_step "skinny_$ab" bench --kernels "${SKINNY_GLOB:-wgmma*_ts,wgmma*_64x64x*,wgmma*_64x128x*},auto" \
+          --dtype "$ab" "${shapes[@]}" --format json --output "${TAG}_skinny-$ab.json"
+        grep -E "^(cublas|auto)" "$R/skinny_$ab.log" | tee -a "$summary"
+      done
+      ;;
+    smallm-probe)
+      # Small M or N against a large N x K: what cuBLAS launches (kernel names, grids, every
+      # launch of one call) and the DRAM rate and stalls of ours beside it.
+      SM_SHAPES=(${SM_SHAPES:-16x8192x8192 128x8192x8192 8192x16x8192 16384x16x4096})
+      for s in "${SM_SHAPES[@]}"; do
+        run_step "smallm_profile_$s" bash -c "cd '$R' && '$TG' profile --dtype bf16 --shape $s \
+          --kernels '${SM_KERNELS:-wgmma_128x64x64_s8_ts,wgmma_128x128x64_s6_ts}' \
+          --output '${TAG}_smallm-profile-$s.md'"
+        run_step "smallm_cublas_launches_$s" ncu --csv --metrics \
+          gpu__time_duration.sum,launch__grid_size,launch__block_size,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+          "$TG" bench --kernels wgmma_128x64x64_s8_ts --dtype bf16 --shape "$s" --rounds 1 --reps 1 --warmup 0
       done
       ;;
     ncu-tensor)

@@ -32,7 +32,9 @@ enum class When : std::uint8_t {
   kWaveOf128x256,    // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
   kWaves8Of128x256,  // at least 8 waves of 128x256 tiles
   kTilePerSm128,     // at least one 128x128 tile per SM
-  kUnderSms128,      // fewer 128x128 tiles than SMs
+  kUnderSms128,      // 128x64 tiles fit in one wave (at most half as many 128x128 tiles as SMs)
+  kSmallMN64x64,     // min(M, N) <= 256 and 64x64 tiles fit in one wave
+  kSmallMN64x128,    // min(M, N) <= 256 and 64x128 tiles fit in one wave
   // The same with K >= 256: where copying operands to a 16-byte pitch (rung 16: two extra
   // launches and a pass over A and B) pays for itself against mma.sync's any-alignment path.
   kWaveOf128x256K256,
@@ -83,7 +85,9 @@ constexpr Rule kSimtRules[] = {
 // sm_90 the wgmma families (candidates only there): rung
 // 15's TMA-store epilogue without a cluster (its cluster variant "c2" lost to it), its 128x256
 // tile from about a wave of it up, its 128x64 tile where 128x128 tiles would leave SMs idle,
-// its 128x128 tile between (docs/perf-notes.md, rungs 14 and 15); rung 14 behind them (the same kernel with the register epilogue, which rung 15 runs
+// its 128x128 tile between (docs/perf-notes.md, rungs 14 and 15); for small M or N (up to 256),
+// rung 18's one-consumer 64x64 or 64x128 tile where one wave of it holds the problem (rung 18);
+// rung 14 behind them (the same kernel with the register epilogue, which rung 15 runs
 // itself when beta != 0 or N is not a whole number of 16-byte granules); for A or B that no
 // tensor map can describe (odd leading dimension, base off 16 bytes), rung 16, which copies them
 // to a 16-byte pitch first, from K = 256 up (below it the copy's launches cost more than they
@@ -94,6 +98,8 @@ constexpr Rule kSimtRules[] = {
 constexpr Rule kTensorRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma_tma_store", 128, 256, 0, false, ""},
+    {When::kSmallMN64x64, BNeeds::kAny, "wgmma_skinny", 64, 64, 0, false, ""},
+    {When::kSmallMN64x128, BNeeds::kAny, "wgmma_skinny", 64, 128, 0, false, ""},
     {When::kUnderSms128, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, false, ""},
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, false, ""},
     {When::kWaveOf128x256K256, BNeeds::kAny, "wgmma_padded", 128, 256, 0, false, ""},
@@ -122,7 +128,11 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kTilePerSm128:
       return tiles(p, 128, 128) >= sms;
     case When::kUnderSms128:
-      return tiles(p, 128, 128) < sms;
+      return 2 * tiles(p, 128, 128) <= sms;
+    case When::kSmallMN64x64:
+      return std::min(p.m, p.n) <= 256 && tiles(p, 64, 64) <= sms;
+    case When::kSmallMN64x128:
+      return std::min(p.m, p.n) <= 256 && tiles(p, 64, 128) <= sms;
     case When::kWaveOf128x256K256:
       return p.k >= 256 && holds(When::kWaveOf128x256, p, sms);
     case When::kUnderSms128K256:

@@ -19,6 +19,7 @@ void register_all_families(Registry& r) {
   register_wgmma(r);
   register_wgmma_tma_store(r);
   register_wgmma_padded(r);
+  register_wgmma_skinny(r);
 #endif
   register_gemv(r);
 #if defined(TILEGEMM_WITH_CUTE)

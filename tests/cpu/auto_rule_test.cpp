@@ -146,7 +146,7 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(chosen_typed(8192, t), "wgmma_128x256x64_s4_ts");
     EXPECT_EQ(chosen_typed(4096, t), "wgmma_128x256x64_s4_ts");
     EXPECT_EQ(chosen_typed(1536, t), "wgmma_128x128x64_s6_ts");  // 144 tiles of 128x128
-    EXPECT_EQ(chosen_typed(1024, t), "wgmma_128x64x64_s8_ts");   // 64 tiles of 128x128 < 132 SMs
+    EXPECT_EQ(chosen_typed(1024, t), "wgmma_128x64x64_s8_ts");   // 128 tiles of 128x64 <= 132 SMs
     // ld 1001 (no 16-byte pitch) and a base one element off: rung 16 copies the operands first
     EXPECT_EQ(chosen_typed(1001, t), "wgmma_128x64x64_s8_ts_pad");
     EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");
@@ -159,6 +159,17 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(k->name, "mma_sync_128x128x32_w64x64_s4_anyalign");
     }
     alignas(16) static std::uint16_t buf[64];
+    // Small M or N (rung 18): the 64x64 tile where a wave of it holds the problem, else the
+    // 64x128 tile; 256 rows already fill a wave of 128x128 tiles.
+    auto shape = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+      const KernelInfo* chosen = select_kernel(Problem::make_typed(m, n, k, t, buf, buf, buf), 90);
+      return chosen == nullptr ? std::string("(none)") : chosen->name;
+    };
+    EXPECT_EQ(shape(16, 8192, 8192), "wgmma_64x64x64_s13");
+    EXPECT_EQ(shape(8192, 64, 8192), "wgmma_64x64x64_s13");
+    EXPECT_EQ(shape(128, 8192, 8192), "wgmma_64x128x64_s9");
+    EXPECT_EQ(shape(16, 16384, 4096), "wgmma_64x128x64_s9");
+    EXPECT_EQ(shape(256, 8192, 8192), "wgmma_128x128x64_s6_ts");
     const Problem p = Problem::make_typed(4096, 4096, 4096, t, buf, buf, buf);
     if (find_kernel("mma_sync_128x128x32_w64x64_s4")->desc.runs_on(80)) {  // sm_80 built
       const KernelInfo* on_a100 = select_kernel(p, 80);

@@ -65,10 +65,13 @@ struct Tf32 {
 ///                     into both (rung 15)
 /// @tparam TMA_STORE_  with beta = 0, C leaves through shared memory and TMA stores where they
 ///                     are exact (rung 15); otherwise straight from the registers
-template <int BN_, int STAGES_, bool TF32_, int CLUSTER_ = 1, bool TMA_STORE_ = false>
+/// @tparam CONSUMERS_  consumer warpgroups, 64 rows of C each: 2 (BM = 128), or 1 (BM = 64)
+///                     for a deeper ring and more tiles on small M or N (rung 18)
+template <int BN_, int STAGES_, bool TF32_, int CLUSTER_ = 1, bool TMA_STORE_ = false,
+          int CONSUMERS_ = 2>
 struct Config {
-  static constexpr int kConsumers = 2;         // consumer warpgroups, 64 rows of C each
-  static constexpr int BM = 64 * kConsumers;   // 128
+  static constexpr int kConsumers = CONSUMERS_;
+  static constexpr int BM = 64 * kConsumers;
   static constexpr int BN = BN_;
   static constexpr bool kTf32 = TF32_;
   static constexpr int kElemBytes = TF32_ ? 4 : 2;
@@ -89,16 +92,17 @@ struct Config {
   // shared memory is only 16-byte aligned); the mbarriers are static shared memory.
   static constexpr int kSmemBytes = STAGES * kStageBytes + kEpiBytes + 1024;
   // Registers after setmaxnreg: the producer gives up what the consumers' 64 x BN accumulator
-  // tiles need (128 x 40 + 256 x 232 = 64512 <= 65536).
+  // tiles need (two consumers: 128 x 40 + 256 x 232 = 64512 <= 65536).
   static constexpr int kProducerRegs = 40;
   static constexpr int kConsumerRegs = 232;
   static_assert(BN == 64 || BN == 128 || BN == 256, "one wgmma of N = BN per consumer and k-step");
   static_assert(CLUSTER_ == 1 || CLUSTER_ == 2, "pairs of CTAs along M at most");
   static_assert(CLUSTER_ == 1 || BN >= 128, "each CTA of a pair loads whole 64-wide B chunks");
+  static_assert(CONSUMERS_ == 1 || CONSUMERS_ == 2, "one or two consumer warpgroups");
   static_assert(kSmemBytes <= 227 * 1024, "the ring fits the opt-in shared memory");
 
   static std::string tag() {
-    return std::string(TF32_ ? "tf32_" : "") + "128x" + std::to_string(BN) + "x" +
+    return std::string(TF32_ ? "tf32_" : "") + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
            std::to_string(BK) + "_s" + std::to_string(STAGES) +
            (CLUSTER_ > 1 ? "_c" + std::to_string(CLUSTER_) : std::string()) +
            (TMA_STORE_ ? "_ts" : "");
@@ -133,6 +137,8 @@ struct Params {
   int c_tma;         // the epilogue stores C with TMA (Config::kTmaStore, beta = 0, exact)
   int c_stage;       // ... or, where neither a TMA store is exact nor element pairs can be
                      // stored (odd ldc), with coalesced stores from the same staging buffers
+  int stage_tx;      // bytes the copies of one stage land: less than Config::kStageBytes where
+                     // a K-major operand of one tile's height or width is loaded short (below)
 };
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
@@ -374,7 +380,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         for (int kt = 0; kt < p.k_tiles; ++kt) {
           mbar_wait(empty0 + 8 * stage, phase ^ 1u);
           const std::uint32_t bar = full0 + 8 * stage;
-          mbar_expect_tx(bar, Cfg::kStageBytes);
+          mbar_expect_tx(bar, p.stage_tx);
           const std::uint32_t a_dst = ring + static_cast<std::uint32_t>(stage * Cfg::kStageBytes);
           const std::uint32_t b_dst = a_dst + Cfg::kATileBytes;
           const int k0 = kt * BK;
@@ -452,7 +458,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
   float d[BN / 2];
   int stage = 0;
+  int prev_stage = 0;
   std::uint32_t phase = 0;
+  // This consumer is done with a stage, in every CTA whose producer wrote into it.
+  auto release_stage = [&](int s) {
+    if (tid == 0) {
+      mbar_arrive(empty0 + 8 * s);
+      if constexpr (CL > 1) {
+#pragma unroll
+        for (int r = 1; r < CL; ++r) mbar_arrive_cluster(empty0 + 8 * s, (rank + r) % CL);
+      }
+    }
+  };
   std::uint32_t epi_chunk = 0;  // staging chunks written so far (odd chunk counts per tile)
   for (int tile = cluster_id; tile < tiles; tile += clusters) {
     const int2 origin = tile_origin(tile);
@@ -496,21 +513,27 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
       }
       wgmma_commit();
-      wgmma_wait<0>();
-      // This consumer is done with the stage, in every CTA whose producer wrote into it.
-      if (tid == 0) {
-        if constexpr (CL == 1) {
-          mbar_arrive(empty0 + 8 * stage);
-        } else {
-          mbar_arrive(empty0 + 8 * stage);
-#pragma unroll
-          for (int r = 1; r < CL; ++r) mbar_arrive_cluster(empty0 + 8 * stage, (rank + r) % CL);
-        }
+      // One batch of wgmmas stays in flight while the next stage is awaited: waiting for this
+      // batch here would leave the tensor pipe idle from its last instruction until the next
+      // stage's first. The batch before it is done, so its stage is released. (A from
+      // registers waits for all: a fragment register may not be rewritten while an in-flight
+      // wgmma reads it.)
+      if constexpr (A_RS) {
+        wgmma_wait<0>();
+        release_stage(stage);
+      } else {
+        wgmma_wait<1>();
+        if (kt > 0) release_stage(prev_stage);
       }
+      prev_stage = stage;
       if (++stage == STAGES) {
         stage = 0;
         phase ^= 1u;
       }
+    }
+    if constexpr (!A_RS) {
+      wgmma_wait<0>();
+      release_stage(prev_stage);
     }
     if (m0 >= p.m) continue;  // a cluster's tile-row past M: nothing to store
 
@@ -798,17 +821,24 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   // BM / 64 (BN / 64) boxes per stage.
   constexpr int kMnChunk = Cfg::kRowBytes / Cfg::kElemBytes;
   CUtensorMap ma{}, mb{};
-  // In a cluster each CTA loads 1/kCluster of a K-major B tile.
+  // Short boxes: where M (N) fits in one tile and A (B) is K-major, the box holds only the
+  // rows up to M (N), rounded up to 8, instead of zero-filling the rest of the tile: rows past
+  // the extent cost the copy engine time (docs/perf-notes.md, rung 18). The tile rows left
+  // unwritten hold stale shared memory; they feed only accumulator rows (columns) past M (N),
+  // which are never stored. In a cluster each CTA loads 1/kCluster of a K-major B tile.
+  const int a_rows = k.a_k && q.m < Cfg::BM ? static_cast<int>(ceil_div(q.m, 8) * 8) : Cfg::BM;
+  const int b_rows = k.b_k && Cfg::kCluster == 1 && q.n < Cfg::BN
+                         ? static_cast<int>(ceil_div(q.n, 8) * 8)
+                         : Cfg::BN / Cfg::kCluster;
   const OperandGeometry ga = a_geometry(q);
   const OperandGeometry gb = b_geometry(q);
   if (cudaError_t err = make_tensor_map(&ma, q.a.dtype, q.a.data, ga.rows, ga.cols, q.a.ld,
-                                        k.a_k ? Cfg::BM : Cfg::BK, k.a_k ? Cfg::BK : kMnChunk);
+                                        k.a_k ? a_rows : Cfg::BK, k.a_k ? Cfg::BK : kMnChunk);
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err =
-          make_tensor_map(&mb, q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld,
-                          k.b_k ? Cfg::BN / Cfg::kCluster : Cfg::BK, k.b_k ? Cfg::BK : kMnChunk);
+  if (cudaError_t err = make_tensor_map(&mb, q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld,
+                                        k.b_k ? b_rows : Cfg::BK, k.b_k ? Cfg::BK : kMnChunk);
       err != cudaSuccess) {
     return err;
   }
@@ -823,6 +853,8 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   prm.tiles_m = static_cast<int>(ceil_div(q.m, Cfg::BM));
   prm.tiles_n = static_cast<int>(ceil_div(q.n, Cfg::BN));
   prm.k_tiles = static_cast<int>(ceil_div(q.k, Cfg::BK));
+  prm.stage_tx = Cfg::kStageBytes - (Cfg::BM - a_rows) * Cfg::kRowBytes -
+                 (Cfg::BN / Cfg::kCluster - b_rows) * Cfg::kRowBytes * Cfg::kCluster;
   prm.raster_group = raster_group<Cfg>(static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)));
   const std::size_t c_bytes = dtype_bytes(q.c.dtype);
   prm.c_vec2 = views::aligned(q.c, 2 * c_bytes);  // base and ldc allow element pairs
@@ -906,7 +938,7 @@ KernelInfo describe(const char* family, int rung, const std::string& summary) {
   k.desc.max_cc = 90;
   k.summary = std::string("wgmma m64n") + std::to_string(Cfg::BN) +
               (Cfg::kTf32 ? "k8 tf32" : "k16 bf16/f16") + ", TMA " +
-              std::to_string(Cfg::STAGES) + "-stage ring, producer + 2 consumer warpgroups, " +
+              std::to_string(Cfg::STAGES) + "-stage ring, producer + " + std::to_string(Cfg::kConsumers) + " consumer warpgroup" + (Cfg::kConsumers > 1 ? "s, " : ", ") +
               "persistent, " + summary;
   k.can_implement = can_implement<Cfg>;
   k.launch = launch<Cfg>;
