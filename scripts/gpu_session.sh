@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor smallm-probe skinny, and
+#        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor smallm-probe skinny thin-k, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -275,6 +275,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         run_step "random_$ab" bench --kernels auto --dtype "$ab" --random "${RANDOM_COUNT:-100}" \
           --seed "${RANDOM_SEED:-7}" --max-size 8192 --format json \
           --output "${TAG}_random-${ab}-s${RANDOM_SEED:-7}.json"
+        python3 scripts/random_summary.py --worst 3 "$R/${TAG}_random-${ab}-s${RANDOM_SEED:-7}.json" \
+          | tee -a "$summary"
       done
       ;;
     skinny)
@@ -284,20 +286,23 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       shapes=()
       for s in ${SKINNY_SHAPES:-16x8192x8192 32x8192x8192 64x8192x8192 128x8192x8192 \
         256x8192x8192 8192x16x8192 8192x128x8192 16x4096x8192 128x4096x4096 16x16384x4096 \
-        64x8192x2048}; do shapes+=(--shape "$s"); done
-      # Verified first: one-tile-high or -wide shapes (short TMA boxes), every type and layout
-      # mix, beta 0 and 0.5, every wgmma instance.
+        64x8192x2048 64x64x65536 256x256x16384 512x256x8192}; do shapes+=(--shape "$s"); done
+      # Verified first: one-tile-high or -wide shapes (short TMA boxes) and few tiles against a
+      # long K (split-K), every type and layout mix, beta 0 and 0.5, every wgmma instance, with
+      # 16-byte pitches and (for rung 16) odd ones.
       vshapes=()
       for s in 7x8192x512 16x300x1000 100x64x256 8192x9x512 77x50x4096 1x1000x700 130x16x128 \
-        64x64x64 65x129x200 8x8x8 200x24x1000; do vshapes+=(--shape "$s"); done
+        64x64x64 65x129x200 8x8x8 200x24x1000 31x32x7791 54x226x5623 300x200x2000 129x65x1537 \
+        16x4096x8192; do vshapes+=(--shape "$s"); done
       for t in bf16:bf16 bf16:f32 f16:f16 f16:f32 tf32:f32; do
         ab=${t%%:*} c=${t##*:}
         for lay in "row row row" "col col col" "row col row" "col row col" "row row col"; do
           read -r la lb lc <<<"$lay"
-          for beta in 0 0.5; do
-            "$TG" verify --kernels 'wgmma*' --dtype "$ab" --dtype-c "$c" --layout-a "$la" \
-              --layout-b "$lb" --layout-c "$lc" --beta "$beta" "${vshapes[@]}" \
-              >>"$R/skinny_verify.log" 2>&1 || echo "FAIL $t $lay beta $beta" | tee -a "$summary"
+          for v in "0 0,0,0" "0.5 0,0,0" "0.5 1,3,2"; do
+            read -r beta pad <<<"$v"
+            "$TG" verify --kernels 'wgmma*,auto' --dtype "$ab" --dtype-c "$c" --layout-a "$la" \
+              --layout-b "$lb" --layout-c "$lc" --beta "$beta" --pad "$pad" "${vshapes[@]}" \
+              >>"$R/skinny_verify.log" 2>&1 || echo "FAIL $t $lay beta $beta pad $pad" | tee -a "$summary"
           done
         done
       done
@@ -306,6 +311,39 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         run_step "skinny_$ab" bench --kernels "${SKINNY_GLOB:-wgmma*_ts,wgmma*_64x64x*,wgmma*_64x128x*},auto" \
           --dtype "$ab" "${shapes[@]}" --format json --output "${TAG}_skinny-$ab.json"
         grep -E "^(cublas|auto)" "$R/skinny_$ab.log" | tee -a "$summary"
+      done
+      ;;
+    thin-k)
+      # Thin K (rung 19): verified in every type, layout mix and odd alignment, then a K sweep at
+      # 4096 x 4096 beside the tile kernels auto took before, and the random shapes' thin-K worst.
+      for t in f32:f32 tf32:f32 bf16:bf16 bf16:f32 f16:f16 f16:f32; do
+        ab=${t%%:*} c=${t##*:}
+        for lay in "row row row" "col col col" "row col row" "col row col" "row row col"; do
+          read -r la lb lc <<<"$lay"
+          for pad in 0,0,0 1,3,2; do
+            args=()
+            for s in 1x1x1 3404x5730x1 1000x1000x7 777x1025x32 4097x300x33 65x129x40 4096x4096x16 \
+              1x4097x3 130x17x5; do args+=(--shape "$s"); done
+            "$TG" verify --kernels thin_k,auto --dtype "$ab" --dtype-c "$c" --layout-a "$la" \
+              --layout-b "$lb" --layout-c "$lc" --pad "$pad" --beta 0.5 "${args[@]}" \
+              >>"$R/thin_k_verify.log" 2>&1 || echo "FAIL $t $lay $pad" | tee -a "$summary"
+          done
+        done
+      done
+      grep -c "all passed" "$R/thin_k_verify.log" | sed 's/^/thin_k verify runs passed: /' | tee -a "$summary"
+      ksweep=()
+      for kk in 1 2 4 8 16 24 32 40 48 64 96; do ksweep+=(--shape "4096x4096x$kk"); done
+      run_step thin_k_bf16 bench --kernels \
+        'thin_k,wgmma_128x256x64_s4_ts,wgmma_128x128x64_s6_ts,mma_sync_128x128x32_w64x64_s4_anyalign,auto' \
+        --dtype bf16 "${ksweep[@]}" --format json --output "${TAG}_thin-k-bf16.json"
+      run_step thin_k_f32 bench --kernels \
+        'thin_k,cp_async_128x256x8_w64x64_t8x16_s3_lean_mid,tuned_small_64x64x16_w32x32_t8x4_s3_splitk,auto' \
+        --dtype f32 "${ksweep[@]}" --format json --output "${TAG}_thin-k-f32.json"
+      for ab in bf16 f32; do
+        run_step "thin_k_random_$ab" bench --kernels thin_k,auto --dtype "$ab" --layout-a col \
+          --layout-b col --layout-c col --pad 1,1,1 --shape 3404x5730x1 --shape 7920x6669x3 \
+          --shape 7155x5417x26 --shape 903x2578x6 --shape 4002x1483x37 --format json \
+          --output "${TAG}_thin-k-shapes-$ab.json"
       done
       ;;
     smallm-probe)

@@ -28,6 +28,7 @@ namespace {
 // Shape classes, tested against the problem and the SM count.
 enum class When : std::uint8_t {
   kVector,           // M == 1 or N == 1
+  kThinK,            // K <= 32 against at least 2^19 elements of C
   kSkinny,           // min(M, N) <= 32
   kWaveOf128x256,    // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
   kWaves8Of128x256,  // at least 8 waves of 128x256 tiles
@@ -59,6 +60,7 @@ struct Rule {
 
 // fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass; rung 17).
 //  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once.
+//  - thin K (K <= 32) against a large C: the thin_k family, which writes C and little else.
 //  - skinny: the 16x64 split-K tile beat every instance at 16x4096x4096 in both B layouts.
 //  - a wave of 128x256 tiles: the lean mid-step-copy 128x256 instances (BK 16 with row-major B,
 //    BK 8 with column-major B, each the better of the two in its layout), else the tuned 128x256
@@ -70,6 +72,7 @@ struct Rule {
 //  - the rest: the 64x64 tile, splitting K itself when its tiles are too few.
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kSkinny, BNeeds::kAny, "tuned", 16, 64, 32, true, ""},
     {When::kWaveOf128x256, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false, "lean_mid"},
     {When::kWaveOf128x256, BNeeds::kColMajor, "cp_async", 128, 256, 8, false, "lean_mid"},
@@ -81,7 +84,9 @@ constexpr Rule kSimtRules[] = {
 };
 
 // Tensor cores (bf16, f16, tf32). A matrix-vector product goes to the gemv family (CUDA cores: the
-// matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17). On
+// matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
+// thin K against a large C that no wgmma tile takes (K under 8 or an ld no tensor map
+// describes) to the thin_k family (the store of C bounds it; rung 19). On
 // sm_90 the wgmma families (candidates only there): rung
 // 15's TMA-store epilogue without a cluster (its cluster variant "c2" lost to it), its 128x256
 // tile from about a wave of it up, its 128x64 tile where 128x128 tiles would leave SMs idle,
@@ -97,16 +102,17 @@ constexpr Rule kSimtRules[] = {
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
-    {When::kWaveOf128x256, BNeeds::kAny, "wgmma_tma_store", 128, 256, 0, false, ""},
-    {When::kSmallMN64x64, BNeeds::kAny, "wgmma_skinny", 64, 64, 0, false, ""},
-    {When::kSmallMN64x128, BNeeds::kAny, "wgmma_skinny", 64, 128, 0, false, ""},
-    {When::kUnderSms128, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, false, ""},
-    {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, false, ""},
-    {When::kWaveOf128x256K256, BNeeds::kAny, "wgmma_padded", 128, 256, 0, false, ""},
-    {When::kUnderSms128K256, BNeeds::kAny, "wgmma_padded", 128, 64, 0, false, ""},
-    {When::kK256, BNeeds::kAny, "wgmma_padded", 128, 128, 0, false, ""},
-    {When::kWaveOf128x256, BNeeds::kAny, "wgmma", 128, 256, 0, false, ""},
-    {When::kAlways, BNeeds::kAny, "wgmma", 128, 128, 0, false, ""},
+    {When::kWaveOf128x256, BNeeds::kAny, "wgmma_tma_store", 128, 256, 0, true, ""},
+    {When::kSmallMN64x64, BNeeds::kAny, "wgmma_skinny", 64, 64, 0, true, ""},
+    {When::kSmallMN64x128, BNeeds::kAny, "wgmma_skinny", 64, 128, 0, true, ""},
+    {When::kUnderSms128, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, true, ""},
+    {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, true, ""},
+    {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
+    {When::kWaveOf128x256K256, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
+    {When::kUnderSms128K256, BNeeds::kAny, "wgmma_padded", 128, 64, 0, true, ""},
+    {When::kK256, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
+    {When::kWaveOf128x256, BNeeds::kAny, "wgmma", 128, 256, 0, true, ""},
+    {When::kAlways, BNeeds::kAny, "wgmma", 128, 128, 0, true, ""},
     {When::kWaves8Of128x256, BNeeds::kAny, "mma_sync", 128, 256, 0, false, ""},
     {When::kAlways, BNeeds::kAny, "mma_sync", 128, 128, 0, false, ""},
 };
@@ -119,6 +125,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
   switch (when) {
     case When::kVector:
       return std::min(p.m, p.n) == 1;
+    case When::kThinK:
+      return p.k <= 32 && p.m * p.n >= (std::int64_t{1} << 19);
     case When::kSkinny:
       return std::min(p.m, p.n) <= 32;
     case When::kWaveOf128x256:

@@ -283,22 +283,6 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-template <class T>
-struct Type {
-  using type = T;
-};
-// Calls f(Type<E>, Type<CT>) with the storage types of the problem's A/B and C (tf32: fp32).
-template <class F>
-decltype(auto) with_types(GemmTypes t, F&& f) {
-  if (t.ab == DType::kF32 || t.ab == DType::kTF32) return f(Type<float>{}, Type<float>{});
-  if (t == GemmTypes{DType::kBF16, DType::kBF16}) {
-    return f(Type<__nv_bfloat16>{}, Type<__nv_bfloat16>{});
-  }
-  if (t == GemmTypes{DType::kBF16, DType::kF32}) return f(Type<__nv_bfloat16>{}, Type<float>{});
-  if (t == GemmTypes{DType::kF16, DType::kF16}) return f(Type<__half>{}, Type<__half>{});
-  return f(Type<__half>{}, Type<float>{});
-}
-
 cudaError_t launch_gemv(const Problem& p, cudaStream_t stream) {
   return with_types(p.types(), [&](auto e, auto ct) {
     return launch_typed<typename decltype(e)::type, typename decltype(ct)::type>(p, stream);
@@ -327,9 +311,7 @@ void register_gemv(Registry& r) {
   k.tile.bn = 1;
   k.tile.threads = kThreads;
   k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // 16-byte loads where aligned, else elements
-  k.desc.types = {GemmTypes{DType::kF32, DType::kF32},   GemmTypes{DType::kTF32, DType::kF32},
-                  GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
-                  GemmTypes{DType::kF16, DType::kF16},   GemmTypes{DType::kF16, DType::kF32}};
+  k.desc.types = every_type_combination();
   k.desc.split_k = true;
   k.summary =
       "M = 1 or N = 1: the matrix streamed once with 16-byte loads, a warp per row (K "

@@ -22,6 +22,7 @@ void register_all_families(Registry& r) {
   register_wgmma_skinny(r);
 #endif
   register_gemv(r);
+  register_thin_k(r);
 #if defined(TILEGEMM_WITH_CUTE)
   register_cute_simple(r);
   register_cute_tiled(r);

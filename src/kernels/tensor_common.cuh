@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "tilegemm/problem.hpp"
 
@@ -89,6 +90,30 @@ __device__ __forceinline__ void store_c_pair(CT* c_row, int col, int cols_left, 
   }
   if (col < cols_left) store_c_one(c_row + col, x, alpha, beta);
   if (col + 1 < cols_left) store_c_one(c_row + col + 1, y, alpha, beta);
+}
+
+template <class T>
+struct Type {
+  using type = T;
+};
+// Calls f(Type<E>, Type<CT>) with the storage types of a problem's A/B and C (tf32: fp32), for
+// the families that compute every type combination in fp32 on the CUDA cores.
+template <class F>
+decltype(auto) with_types(GemmTypes t, F&& f) {
+  if (t.ab == DType::kF32 || t.ab == DType::kTF32) return f(Type<float>{}, Type<float>{});
+  if (t == GemmTypes{DType::kBF16, DType::kBF16}) {
+    return f(Type<__nv_bfloat16>{}, Type<__nv_bfloat16>{});
+  }
+  if (t == GemmTypes{DType::kBF16, DType::kF32}) return f(Type<__nv_bfloat16>{}, Type<float>{});
+  if (t == GemmTypes{DType::kF16, DType::kF16}) return f(Type<__half>{}, Type<__half>{});
+  return f(Type<__half>{}, Type<float>{});
+}
+
+// The six A/B -> C type combinations with_types covers.
+inline std::vector<GemmTypes> every_type_combination() {
+  return {GemmTypes{DType::kF32, DType::kF32},   GemmTypes{DType::kTF32, DType::kF32},
+          GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
+          GemmTypes{DType::kF16, DType::kF16},   GemmTypes{DType::kF16, DType::kF32}};
 }
 
 }  // namespace tilegemm::kernels

@@ -85,6 +85,22 @@ TEST(AutoRule, SmallAndSkinnyShapes) {
 
 // A matrix-vector product (M or N of 1) goes to the gemv family in every type and layout, a
 // skinny shape just past it (M = 2) does not.
+// Thin K against a large C: the thin_k family in every type; a small C or a K past 32 stays with
+// the tile kernels.
+TEST(AutoRule, ThinKShapesTakeThinK) {
+  EXPECT_EQ(chosen(3404, 5730, 1), "thin_k");
+  EXPECT_EQ(chosen(7155, 5417, 26, Layout::kColMajor, 1), "thin_k");
+  EXPECT_EQ(chosen(1024, 512, 32), "thin_k");
+  EXPECT_NE(chosen(1024, 512, 33), "thin_k");
+  EXPECT_NE(chosen(512, 512, 8), "thin_k");  // 2^18 elements of C
+  alignas(16) static std::uint16_t buf[64];
+  const KernelInfo* k = select_kernel(
+      Problem::make_typed(7920, 6669, 3, GemmTypes{DType::kBF16, DType::kBF16}, buf, buf, buf),
+      90);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->name, "thin_k");
+}
+
 TEST(AutoRule, MatrixVectorShapesTakeGemv) {
   for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
     EXPECT_EQ(chosen(1, 8192, 8192, lb), "gemv");

@@ -154,13 +154,15 @@ Problem padded(const Problem& q, const Copy& ca, const Copy& cb, const void* a_c
   return p;
 }
 
+// Stands in for the copies' addresses where only their alignment matters.
+alignas(16) const unsigned char kAligned[16] = {};
+
 template <class Cfg>
 bool can_implement_padded(const Problem& problem) {
   const Problem q = hopper::oriented(problem);
   const Copy ca = plan_copy(q.a.dtype, q.a.data, hopper::a_geometry(q), q.a.ld);
   const Copy cb = plan_b_copy(q);
   if (!ca.needed && !cb.needed) return false;  // rung 15 takes it as it is
-  alignas(16) static const unsigned char kAligned[16] = {};
   // The copies must fit an int64 index and a single workspace; the kernel must take the rest.
   constexpr std::size_t kMaxCopy = std::size_t{1} << 40;
   if (ca.bytes + cb.bytes > kMaxCopy) return false;
@@ -202,13 +204,17 @@ cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
   const Problem q = hopper::oriented(problem);
   const Copy ca = plan_copy(q.a.dtype, q.a.data, hopper::a_geometry(q), q.a.ld);
   const Copy cb = plan_b_copy(q);
+  // One workspace for the copies and, behind them, a split-K launch's partial tiles.
+  const std::size_t copies = ca.bytes + cb.bytes;  // each a multiple of 256 bytes
+  const std::size_t partials = hopper::split_k_bytes<Cfg>(padded(q, ca, cb, kAligned, kAligned));
   void* workspace = nullptr;
-  if (cudaError_t err = runtime::stream_workspace(ca.bytes + cb.bytes, stream, &workspace);
+  if (cudaError_t err = runtime::stream_workspace(copies + partials, stream, &workspace);
       err != cudaSuccess) {
     return err;
   }
   unsigned char* a_copy = static_cast<unsigned char*>(workspace);
   unsigned char* b_copy = a_copy + ca.bytes;
+  float* partial = partials > 0 ? reinterpret_cast<float*>(a_copy + copies) : nullptr;
   if (cudaError_t err = copy_if_needed(ca, q.a.dtype, q.a.data, q.a.ld, a_copy, stream);
       err != cudaSuccess) {
     return err;
@@ -218,7 +224,7 @@ cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
     return err;
   }
   // `padded` keeps the oriented problem's row-major C, so the launcher orients it as it is.
-  return hopper::launch<Cfg>(padded(q, ca, cb, a_copy, b_copy), stream);
+  return hopper::launch_with<Cfg>(padded(q, ca, cb, a_copy, b_copy), stream, partial);
 }
 
 template <class Cfg>

@@ -139,6 +139,13 @@ struct Params {
                      // stored (odd ldc), with coalesced stores from the same staging buffers
   int stage_tx;      // bytes the copies of one stage land: less than Config::kStageBytes where
                      // a K-major operand of one tile's height or width is loaded short (below)
+  // Split-K (too few tiles for the SMs and a long K): k_splits work units per tile, each over
+  // k_tiles_split k-tiles, write fp32 partial tiles (splits x m x partial_ld) that a second
+  // kernel adds in split order, then applies alpha and beta (deterministic). 1: off.
+  int k_splits, k_tiles_split;
+  float* partial;
+  std::int64_t partial_ld;
+  int c_t_reduce;  // the second kernel writes C transposed (the C_T problems)
 };
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
@@ -359,6 +366,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int clusters = static_cast<int>(gridDim.x) / CL;
   const int tiles_mc = (p.tiles_m + CL - 1) / CL;
   const int tiles = tiles_mc * p.tiles_n;
+  // Work units: a tile and one of its K splits (unit = split * tiles + tile), each over k-tiles
+  // kt0 .. kt1 - 1.
+  const int units = tiles * p.k_splits;
+  auto k_range = [&](int unit) {
+    const int kt0 = unit / tiles * p.k_tiles_split;
+    return int2{kt0, min(p.k_tiles, kt0 + p.k_tiles_split)};
+  };
   // The first row and column of this CTA's tile in cluster tile `tile`: producer and consumers
   // walk the same sequence, so their ring positions agree.
   auto tile_origin = [&](int tile) {
@@ -373,11 +387,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       prefetch_tensor_map(&tma_b);
       int stage = 0;
       std::uint32_t phase = 0;
-      for (int tile = cluster_id; tile < tiles; tile += clusters) {
-        const int2 origin = tile_origin(tile);
+      for (int unit = cluster_id; unit < units; unit += clusters) {
+        const int2 origin = tile_origin(unit % tiles);
         const int m0 = origin.x;
         const int n0 = origin.y;
-        for (int kt = 0; kt < p.k_tiles; ++kt) {
+        const int2 kr = k_range(unit);
+        for (int kt = kr.x; kt < kr.y; ++kt) {
           mbar_wait(empty0 + 8 * stage, phase ^ 1u);
           const std::uint32_t bar = full0 + 8 * stage;
           mbar_expect_tx(bar, p.stage_tx);
@@ -471,11 +486,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   };
   std::uint32_t epi_chunk = 0;  // staging chunks written so far (odd chunk counts per tile)
-  for (int tile = cluster_id; tile < tiles; tile += clusters) {
-    const int2 origin = tile_origin(tile);
+  for (int unit = cluster_id; unit < units; unit += clusters) {
+    const int2 origin = tile_origin(unit % tiles);
     const int m0 = origin.x;
     const int n0 = origin.y;
-    for (int kt = 0; kt < p.k_tiles; ++kt) {
+    const int2 kr = k_range(unit);
+    for (int kt = kr.x; kt < kr.y; ++kt) {
       mbar_wait(full0 + 8 * stage, phase);
       const std::uint32_t a_base =
           ring + static_cast<std::uint32_t>(stage * Cfg::kStageBytes) + a_off;
@@ -496,7 +512,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
         for (int ks = 0; ks < KSTEPS; ++ks) {
           const std::uint64_t db = smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024);
-          Op::mma_rs(d, a[ks], db, (kt > 0 || ks > 0) ? 1 : 0);
+          Op::mma_rs(d, a[ks], db, (kt > kr.x || ks > 0) ? 1 : 0);
         }
       } else {
         wgmma_fence();
@@ -509,7 +525,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
               B_K ? smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024)
                   : smem_desc(b_base + ks * Op::kInstK * RB, kChunkBytes, 1024);
           // The first k-step of a tile overwrites the accumulators (scale-d 0): no zeroing.
-          Op::template mma<A_K ? 0 : 1, B_K ? 0 : 1>(d, da, db, (kt > 0 || ks > 0) ? 1 : 0);
+          Op::template mma<A_K ? 0 : 1, B_K ? 0 : 1>(d, da, db, (kt > kr.x || ks > 0) ? 1 : 0);
         }
       }
       wgmma_commit();
@@ -523,7 +539,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         release_stage(stage);
       } else {
         wgmma_wait<1>();
-        if (kt > 0) release_stage(prev_stage);
+        if (kt > kr.x) release_stage(prev_stage);
       }
       prev_stage = stage;
       if (++stage == STAGES) {
@@ -536,6 +552,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       release_stage(prev_stage);
     }
     if (m0 >= p.m) continue;  // a cluster's tile-row past M: nothing to store
+    if (p.k_splits > 1) {
+      // This split's fp32 partial tile, as the accumulators hold it (columns in pairs; the
+      // partial rows are padded to an even length).
+      float* const w = p.partial + static_cast<std::int64_t>(unit / tiles) * p.m * p.partial_ld;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = m0 + 64 * cw + 16 * warp + lane / 4 + 8 * h;
+        if (row < p.m) {
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j) {
+            const int col = n0 + 8 * j + 2 * (lane % 4);
+            if (col < p.n) {
+              *reinterpret_cast<float2*>(w + row * p.partial_ld + col) =
+                  make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+            }
+          }
+        }
+      }
+      continue;
+    }
 
     // ---- Epilogue: thread (warp, lane) holds, for each n8 chunk j, rows 16 warp + lane / 4
     // (+ 8) and columns 8 j + 2 (lane % 4) + {0, 1}. The producer is already filling the ring
@@ -667,6 +703,25 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
   if constexpr (CL > 1) cluster_sync();
 #endif  // TILEGEMM_WGMMA_DEVICE
+}
+
+// The second pass of a split-K launch: C = alpha * (the splits' partial tiles added in split
+// order) + beta * C, in the kernel's row-major C or transposed (c_t_reduce).
+template <class CT>
+__global__ void __launch_bounds__(256) split_k_reduce_kernel(const Params p) {
+  const std::int64_t total = static_cast<std::int64_t>(p.m) * p.n;
+  const std::int64_t split_stride = static_cast<std::int64_t>(p.m) * p.partial_ld;
+  CT* const c = static_cast<CT*>(p.c);
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < total; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const std::int64_t row = i / p.n;
+    const std::int64_t col = i % p.n;
+    const float* w = p.partial + row * p.partial_ld + col;
+    float sum = 0.0f;
+    for (int s = 0; s < p.k_splits; ++s, w += split_stride) sum += *w;
+    store_c_one(c + (p.c_t_reduce != 0 ? col * p.ldc + row : row * p.ldc + col), sum, p.alpha,
+                p.beta);
+  }
 }
 
 // ---- Host side ---------------------------------------------------------------------------------
@@ -807,8 +862,43 @@ int raster_group(int tiles_mc) {
       tiles_mc);
 }
 
+// Split-K: where the tiles fill at most half the SMs and K is long, each tile's K is split into
+// enough work units to fill them, each split at least 4 k-tiles (32 at most).
+struct SplitPlan {
+  int splits;
+  int k_tiles_split;
+};
 template <class Cfg>
-cudaError_t launch(const Problem& problem, cudaStream_t stream) {
+SplitPlan split_plan(const Problem& q) {
+  const auto k_tiles = static_cast<int>(ceil_div(q.k, Cfg::BK));
+  const SplitPlan none{1, k_tiles};
+  if constexpr (Cfg::kCluster > 1) {
+    return none;
+  } else {
+    const std::int64_t tiles = ceil_div(q.m, Cfg::BM) * ceil_div(q.n, Cfg::BN);
+    const std::int64_t sms = runtime::sm_count();
+    if (2 * tiles > sms) return none;
+    const std::int64_t s = std::min<std::int64_t>({sms / tiles, k_tiles / 4, 32});
+    if (s < 2) return none;
+    const std::int64_t per = ceil_div(k_tiles, s);
+    return SplitPlan{static_cast<int>(ceil_div(k_tiles, per)), static_cast<int>(per)};
+  }
+}
+// The partial tiles a split-K launch of `problem` needs (0: it runs without).
+template <class Cfg>
+std::size_t split_k_bytes(const Problem& problem) {
+  const Problem q = plan<Cfg>(problem).q;
+  const SplitPlan sp = split_plan<Cfg>(q);
+  return sp.splits > 1 ? sizeof(float) * static_cast<std::size_t>(sp.splits) *
+                             static_cast<std::size_t>(q.m) *
+                             static_cast<std::size_t>(views::round_up(q.n, 2))
+                       : 0;
+}
+
+// `partial`: split_k_bytes(problem) of device memory for the partial tiles, or null for the
+// stream workspace.
+template <class Cfg>
+cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* partial) {
   const Plan pl = plan<Cfg>(problem);
   const Problem& q = pl.q;
   const KernelRef& k = pl.k;
@@ -826,9 +916,9 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   // the extent cost the copy engine time (docs/perf-notes.md, rung 18). The tile rows left
   // unwritten hold stale shared memory; they feed only accumulator rows (columns) past M (N),
   // which are never stored. In a cluster each CTA loads 1/kCluster of a K-major B tile.
-  const int a_rows = k.a_k && q.m < Cfg::BM ? static_cast<int>(ceil_div(q.m, 8) * 8) : Cfg::BM;
+  const int a_rows = k.a_k && q.m < Cfg::BM ? static_cast<int>(views::round_up(q.m, 8)) : Cfg::BM;
   const int b_rows = k.b_k && Cfg::kCluster == 1 && q.n < Cfg::BN
-                         ? static_cast<int>(ceil_div(q.n, 8) * 8)
+                         ? static_cast<int>(views::round_up(q.n, 8))
                          : Cfg::BN / Cfg::kCluster;
   const OperandGeometry ga = a_geometry(q);
   const OperandGeometry gb = b_geometry(q);
@@ -855,6 +945,22 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   prm.k_tiles = static_cast<int>(ceil_div(q.k, Cfg::BK));
   prm.stage_tx = Cfg::kStageBytes - (Cfg::BM - a_rows) * Cfg::kRowBytes -
                  (Cfg::BN / Cfg::kCluster - b_rows) * Cfg::kRowBytes * Cfg::kCluster;
+  const SplitPlan sp = split_plan<Cfg>(q);
+  prm.k_splits = sp.splits;
+  prm.k_tiles_split = sp.k_tiles_split;
+  if (sp.splits > 1) {
+    if (partial == nullptr) {
+      void* ws = nullptr;
+      if (cudaError_t err = runtime::stream_workspace(split_k_bytes<Cfg>(problem), stream, &ws);
+          err != cudaSuccess) {
+        return err;
+      }
+      partial = static_cast<float*>(ws);
+    }
+    prm.partial = partial;
+    prm.partial_ld = views::round_up(q.n, 2);
+    prm.c_t_reduce = pl.c_t ? 1 : 0;
+  }
   prm.raster_group = raster_group<Cfg>(static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)));
   const std::size_t c_bytes = dtype_bytes(q.c.dtype);
   prm.c_vec2 = views::aligned(q.c, 2 * c_bytes);  // base and ldc allow element pairs
@@ -862,13 +968,13 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   // map, and N * element size a multiple of 16 bytes, since a store clips columns past N only
   // to 16-byte granules and C may be a view inside a wider matrix.
   CUtensorMap mc{};
-  prm.c_tma = Cfg::kTmaStore && !pl.c_t && q.beta == 0.0f &&
+  prm.c_tma = Cfg::kTmaStore && sp.splits == 1 && !pl.c_t && q.beta == 0.0f &&
               (q.n * static_cast<std::int64_t>(c_bytes)) % 16 == 0 &&
               tensor_map_describable(q.c.dtype, q.c.data, q.m, q.n, q.c.ld);
   // Staged stores only where the register epilogue would store single elements (odd ldc or
   // a C base off the pair alignment): with paired stores it measured faster.
-  prm.c_stage =
-      Cfg::kTmaStore && !pl.c_t && q.beta == 0.0f && prm.c_tma == 0 && prm.c_vec2 == 0;
+  prm.c_stage = Cfg::kTmaStore && sp.splits == 1 && !pl.c_t && q.beta == 0.0f &&
+                prm.c_tma == 0 && prm.c_vec2 == 0;
   if (prm.c_tma != 0) {
     if (cudaError_t err = make_tensor_map(&mc, q.c.dtype, q.c.data, q.m, q.n, q.c.ld, 64,
                                           Cfg::kRowBytes / static_cast<int>(c_bytes));
@@ -879,7 +985,7 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   // Persistent: one CTA per SM (or per tile when there are fewer), each cluster walking cluster
   // tiles blockIdx.x / kCluster, + gridDim.x / kCluster, ... in the rasterised order.
   const int cluster_tiles =
-      static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)) * prm.tiles_n;
+      static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)) * prm.tiles_n * sp.splits;
   void* args[] = {&ma, &mb, &mc, &prm};
   cudaLaunchConfig_t cfg{};
   cfg.blockDim = dim3(Cfg::kThreads);
@@ -911,8 +1017,24 @@ cudaError_t launch(const Problem& problem, cudaStream_t stream) {
     resident = fit;
   }
   cfg.gridDim = dim3(static_cast<unsigned>(Cfg::kCluster * std::min(cluster_tiles, resident)));
-  const cudaError_t err = cudaLaunchKernelExC(&cfg, k.fn, args);
-  return err != cudaSuccess ? err : cudaGetLastError();
+  if (cudaError_t err = cudaLaunchKernelExC(&cfg, k.fn, args); err != cudaSuccess) return err;
+  if (sp.splits > 1) {
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(
+        ceil_div(q.m * q.n, 256), 4LL * runtime::sm_count()));
+    if (q.c.dtype == DType::kF32) {
+      split_k_reduce_kernel<float><<<blocks, 256, 0, stream>>>(prm);
+    } else if (q.c.dtype == DType::kBF16) {
+      split_k_reduce_kernel<__nv_bfloat16><<<blocks, 256, 0, stream>>>(prm);
+    } else {
+      split_k_reduce_kernel<__half><<<blocks, 256, 0, stream>>>(prm);
+    }
+  }
+  return cudaGetLastError();
+}
+
+template <class Cfg>
+cudaError_t launch(const Problem& problem, cudaStream_t stream) {
+  return launch_with<Cfg>(problem, stream, nullptr);
 }
 
 template <class Cfg>
@@ -936,6 +1058,7 @@ KernelInfo describe(const char* family, int rung, const std::string& summary) {
   k.desc.align_c = 1;
   k.desc.min_cc = 90;  // sm_90a code: Hopper only
   k.desc.max_cc = 90;
+  k.desc.split_k = Cfg::kCluster == 1;  // split_plan: few tiles and a long K
   k.summary = std::string("wgmma m64n") + std::to_string(Cfg::BN) +
               (Cfg::kTf32 ? "k8 tf32" : "k16 bf16/f16") + ", TMA " +
               std::to_string(Cfg::STAGES) + "-stage ring, producer + " + std::to_string(Cfg::kConsumers) + " consumer warpgroup" + (Cfg::kConsumers > 1 ? "s, " : ", ") +

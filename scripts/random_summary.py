@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Summarises `tilegemm bench --random` result files (JSON): per file, auto against cuBLAS over
+every shape, the geometric mean over all shapes and over those of at least 1 GFLOP, how many
+shapes fall below 0.8x and 1.0x, and the worst shapes with the kernel auto took.
+
+Usage: scripts/random_summary.py [--worst N] RESULT.json [...]
+"""
+import argparse
+import json
+import math
+
+
+def summarise(path, worst):
+    rows = json.load(open(path))["results"]
+    shapes = {}
+    for r in rows:
+        key = (r["m"], r["n"], r["k"], r["layout_a"], r["layout_b"], r["layout_c"])
+        side = "cublas" if r["kernel"] == "cublas" else "tilegemm"
+        shapes.setdefault(key, {})[side] = r
+    ratios = []
+    for key, pair in shapes.items():
+        if "cublas" in pair and "tilegemm" in pair:
+            ratio = pair["cublas"]["median_ms"] / pair["tilegemm"]["median_ms"]
+            ratios.append((ratio, key, pair["tilegemm"]["kernel"]))
+
+    def geomean(values):
+        return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+    big = [r for r, key, _ in ratios if 2.0 * key[0] * key[1] * key[2] >= 1e9]
+    print(f"{path}: {len(ratios)} shapes, geometric mean {geomean([r for r, _, _ in ratios]):.2f}, "
+          f"over the {len(big)} of >= 1 GFLOP {geomean(big):.2f}; "
+          f"below 0.8x: {sum(r < 0.8 for r, _, _ in ratios)}, "
+          f"below 1.0x: {sum(r < 1.0 for r, _, _ in ratios)}")
+    for ratio, key, kernel in sorted(ratios)[:worst]:
+        m, n, k, la, lb, lc = key
+        print(f"  {ratio:5.2f}  {m}x{n}x{k} {la},{lb},{lc}  {kernel}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worst", type=int, default=8, help="worst shapes listed per file")
+    parser.add_argument("files", nargs="+")
+    args = parser.parse_args()
+    for path in args.files:
+        summarise(path, args.worst)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+// Rung 19: thin K (K up to a few dozen against large M x N), in every element type, on the CUDA
+// cores.
+//
+// With K this small a GEMM is a write of C: each element of C costs 2K FLOP and one store, so
+// below K of about 32 (fp32 C) the store stream, not the math, bounds it. The tile kernels lose
+// here (docs/perf-notes.md, "Shapes nobody picked": 3404 x 5730 x 1 ran at 0.21x cuBLAS), since
+// their prologue, a pipeline built for a long K loop and a large-tile epilogue are all overhead.
+// Idea: a block writes a 64 x 128 tile of C, each warp 8 whole rows of 128 consecutive elements
+// (512 bytes of fp32 per row and store instruction round), with A's 64 x K and B's K x 128
+// slices staged in shared memory as fp32, and nothing else.
+//  - C is made row-major first (a column-major C is computed as its mirror, C^T = B^T A^T).
+//  - Any A and B layout and alignment: the slices are read element by element through the
+//    operands' strides, consecutive threads along the contiguous dimension.
+//  - C in 16-byte (fp32) or 8-byte (16-bit) pieces where its base and ld allow, elements else;
+//    beta = 0 never reads C. fp32 accumulation in every type; tf32 problems are computed in
+//    fp32 (more precise than asked).
+// Floor and outcome: docs/perf-notes.md, "Rung 19".
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "common.cuh"
+#include "families.hpp"
+#include "tensor_common.cuh"
+
+namespace tilegemm::kernels {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr int BM = 64;                // C rows per block: 8 per warp
+constexpr int kRowsPerWarp = BM / kWarps;
+constexpr int BN = 128;               // C columns per block: 4 per lane
+constexpr int kColsPerLane = BN / 32;
+constexpr int KC = 32;                // K per shared-memory round
+constexpr int kMaxK = 256;            // the largest K the family takes (a design bound)
+
+struct ThinArgs {
+  int m, n, k;
+  float alpha, beta;
+  const void* a;
+  std::int64_t a_row, a_k;  // element strides of A along M and along K
+  const void* b;
+  std::int64_t b_k, b_col;  // element strides of B along K and along N
+  void* c;
+  std::int64_t ldc;
+  int vec4;  // C's base and ldc allow 4-element accesses at columns that are multiples of 4
+};
+
+// Four consecutive elements of C: alpha * v + beta * C, one vector access.
+template <class CT>
+__device__ __forceinline__ void store_c_four(CT* p, const float (&v)[4], float alpha, float beta) {
+  float o[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) o[i] = alpha * v[i];
+  if (beta != 0.0f) {
+    const float2 lo = OutC<CT>::load2(p);
+    const float2 hi = OutC<CT>::load2(p + 2);
+    o[0] = fmaf(beta, lo.x, o[0]);
+    o[1] = fmaf(beta, lo.y, o[1]);
+    o[2] = fmaf(beta, hi.x, o[2]);
+    o[3] = fmaf(beta, hi.y, o[3]);
+  }
+  if constexpr (sizeof(CT) == 4) {
+    *reinterpret_cast<float4*>(p) = make_float4(o[0], o[1], o[2], o[3]);
+  } else {
+    CT packed[4];
+    OutC<CT>::store2(packed, o[0], o[1]);
+    OutC<CT>::store2(packed + 2, o[2], o[3]);
+    *reinterpret_cast<uint2*>(p) = *reinterpret_cast<const uint2*>(packed);
+  }
+}
+
+// Block (blockIdx.y, blockIdx.x) writes C rows 64 blockIdx.y .. + 63, columns 128 blockIdx.x ..
+// + 127; warp w its rows 8 w .. 8 w + 7, lane l columns 4 l .. 4 l + 3 of each.
+// At most 64 registers, 4 blocks per SM: the stores of one block drain while others load.
+template <class E, class CT>
+__global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
+  // The slices, a row of M (N) per k, 4 floats of padding: the stores of a K-contiguous operand
+  // (consecutive threads along k) spread over 8 banks instead of one.
+  __shared__ __align__(16) float a_s[KC][BM + 4];
+  __shared__ __align__(16) float b_s[KC][BN + 4];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int m0 = static_cast<int>(blockIdx.y) * BM;
+  const int n0 = static_cast<int>(blockIdx.x) * BN;
+  const E* const a = static_cast<const E*>(g.a);
+  const E* const b = static_cast<const E*>(g.b);
+  // Consecutive threads along the operand's contiguous dimension, so each slice read coalesces.
+  const bool a_k_fast = g.a_k == 1;
+  const bool b_k_fast = g.b_k == 1;
+
+  float acc[kRowsPerWarp][kColsPerLane] = {};
+  for (int k0 = 0; k0 < g.k; k0 += KC) {
+    const int kc = min(KC, g.k - k0);
+    __syncthreads();  // the previous round's slices are read
+#pragma unroll 2
+    for (int e = tid; e < KC * BM; e += kThreads) {
+      const int kk = a_k_fast ? e % KC : e / BM;
+      const int i = a_k_fast ? e / KC : e % BM;
+      float v = 0.0f;
+      if (kk < kc && m0 + i < g.m) {
+        v = OutC<E>::load1(a + (m0 + i) * g.a_row + static_cast<std::int64_t>(k0 + kk) * g.a_k);
+      }
+      a_s[kk][i] = v;
+    }
+#pragma unroll 2
+    for (int e = tid; e < KC * BN; e += kThreads) {
+      const int kk = b_k_fast ? e % KC : e / BN;
+      const int j = b_k_fast ? e / KC : e % BN;
+      float v = 0.0f;
+      if (kk < kc && n0 + j < g.n) {
+        v = OutC<E>::load1(b + static_cast<std::int64_t>(k0 + kk) * g.b_k + (n0 + j) * g.b_col);
+      }
+      b_s[kk][j] = v;
+    }
+    __syncthreads();
+#pragma unroll 4
+    for (int kk = 0; kk < kc; ++kk) {
+      const float4 a_lo = *reinterpret_cast<const float4*>(&a_s[kk][kRowsPerWarp * warp]);
+      const float4 a_hi = *reinterpret_cast<const float4*>(&a_s[kk][kRowsPerWarp * warp + 4]);
+      const float4 bv = *reinterpret_cast<const float4*>(&b_s[kk][kColsPerLane * lane]);
+      const float av[kRowsPerWarp] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w,
+                                      a_hi.x, a_hi.y, a_hi.z, a_hi.w};
+      const float bw[kColsPerLane] = {bv.x, bv.y, bv.z, bv.w};
+#pragma unroll
+      for (int i = 0; i < kRowsPerWarp; ++i) {
+#pragma unroll
+        for (int j = 0; j < kColsPerLane; ++j) acc[i][j] = fmaf(av[i], bw[j], acc[i][j]);
+      }
+    }
+  }
+
+  CT* const c = static_cast<CT*>(g.c);
+  const int col = n0 + kColsPerLane * lane;
+  const int cols_left = g.n - col;
+#pragma unroll
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+    const int row = m0 + kRowsPerWarp * warp + i;
+    if (row >= g.m || cols_left <= 0) continue;
+    CT* const p = c + static_cast<std::int64_t>(row) * g.ldc + col;
+    if (g.vec4 != 0 && cols_left >= 4) {
+      store_c_four(p, acc[i], g.alpha, g.beta);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kColsPerLane; ++j) {
+        if (j < cols_left) store_c_one(p + j, acc[i][j], g.alpha, g.beta);
+      }
+    }
+  }
+}
+
+// The problem as the kernel sees it: C row-major.
+Problem oriented(const Problem& p) {
+  return p.c.layout == Layout::kRowMajor ? p : views::mirrored(p);
+}
+
+bool can_implement_thin_k(const Problem& p) {
+  const Problem q = oriented(p);
+  return q.k <= kMaxK && views::dims_fit_int(q) &&
+         views::ceil_div(q.m, BM) <= 65535 && views::ceil_div(q.n, BN) <= 0x7fffffff;
+}
+
+template <class E, class CT>
+cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
+  const Problem q = oriented(p);
+  ThinArgs g{};
+  g.m = static_cast<int>(q.m);
+  g.n = static_cast<int>(q.n);
+  g.k = static_cast<int>(q.k);
+  g.alpha = q.alpha;
+  g.beta = q.beta;
+  const Strides sa = strides_of(q.a.layout, q.a.ld);
+  const Strides sb = strides_of(q.b.layout, q.b.ld);
+  g.a = q.a.data;
+  g.a_row = sa.row;
+  g.a_k = sa.col;
+  g.b = q.b.data;
+  g.b_k = sb.row;
+  g.b_col = sb.col;
+  g.c = q.c.data;
+  g.ldc = q.c.ld;
+  g.vec4 = views::aligned(q.c, 4 * sizeof(CT));
+  const dim3 grid(static_cast<unsigned>(views::ceil_div(q.n, BN)),
+                  static_cast<unsigned>(views::ceil_div(q.m, BM)));
+  thin_k_kernel<E, CT><<<grid, kThreads, 0, stream>>>(g);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_thin_k(const Problem& p, cudaStream_t stream) {
+  return with_types(p.types(), [&](auto e, auto ct) {
+    return launch_typed<typename decltype(e)::type, typename decltype(ct)::type>(p, stream);
+  });
+}
+
+const void* device_function_thin_k(const Problem& p) {
+  return with_types(p.types(), [&](auto e, auto ct) {
+    return kernel_address(
+        &thin_k_kernel<typename decltype(e)::type, typename decltype(ct)::type>);
+  });
+}
+
+}  // namespace
+
+void register_thin_k(Registry& r) {
+  KernelInfo k;
+  k.name = "thin_k";
+  k.family = "thin_k";
+  k.rung = 19;
+  k.tile = TileConfig{};
+  k.tile.bm = BM;
+  k.tile.bn = BN;
+  k.tile.bk = KC;
+  k.tile.wm = kRowsPerWarp;
+  k.tile.wn = BN;
+  k.tile.tm = kRowsPerWarp;
+  k.tile.tn = kColsPerLane;
+  k.tile.threads = kThreads;
+  k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // element reads of A and B; C in pieces where aligned
+  k.desc.types = every_type_combination();
+  k.summary =
+      "K up to 256: C written as 64 x 128 tiles of whole 128-element row pieces, A's and B's thin "
+      "slices staged in shared memory as fp32; any layout and alignment, every type, fp32 "
+      "accumulation";
+  k.can_implement = can_implement_thin_k;
+  k.launch = launch_thin_k;
+  k.device_function = device_function_for(k.can_implement, device_function_thin_k);
+  r.push_back(std::move(k));
+}
+
+}  // namespace tilegemm::kernels
