@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor smallm-probe skinny thin-k, and
+#        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor smallm-probe skinny thin-k profile-rungs18-19, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -344,6 +344,17 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           --layout-b col --layout-c col --pad 1,1,1 --shape 3404x5730x1 --shape 7920x6669x3 \
           --shape 7155x5417x26 --shape 903x2578x6 --shape 4002x1483x37 --format json \
           --output "${TAG}_thin-k-shapes-$ab.json"
+      done
+      ;;
+    profile-rungs18-19)
+      # Counters of rungs 18 and 19 beside cuBLAS: the 64x64 one-consumer tile at 16 x 8192 x 8192
+      # (what holds the B stream at 3.6 TB/s) and thin_k at 4096 x 4096 x 1 (a write of C).
+      run_step profile_skinny bash -c "cd '$R' && '$TG' profile --dtype bf16 --shape 16x8192x8192 \
+        --kernels wgmma_64x64x64_s13,wgmma_128x64x64_s8_ts --output '${TAG}_profile-skinny.md'"
+      for ab in bf16 f32; do
+        run_step "profile_thin_k_$ab" bash -c "cd '$R' && '$TG' profile --dtype $ab \
+          --shape 4096x4096x1 --shape 4096x4096x32 --kernels thin_k \
+          --output '${TAG}_profile-thin-k-$ab.md'"
       done
       ;;
     smallm-probe)

@@ -9,9 +9,11 @@ GLOB=${2:-*}
 # aligned case (multiples of 4, no padding) takes the 16-byte and cp.async paths.
 # 136x72x24 has every leading dimension a multiple of 8: the 16-byte paths of 16-bit types.
 # Each case: shape, pads, beta. beta = 0 with N a multiple of 8 takes the TMA-store epilogue of
-# the Hopper rungs (rows past M in a cluster's second tile included: 136 = 128 + 8).
+# the Hopper rungs (rows past M in a cluster's second tile included: 136 = 128 + 8); 40x72x2048
+# is one tile against a long K: short TMA boxes and the split-K partial tiles and second pass.
 CASES=("1x1x1 0,0,0 0.5" "33x65x17 1,2,3 0.5" "132x68x20 0,0,0 0.5")
-[ -n "${SANITIZE_ARGS:-}" ] && CASES+=("136x72x24 0,0,0 0.5" "136x72x24 0,0,0 0")
+[ -n "${SANITIZE_ARGS:-}" ] && CASES+=("136x72x24 0,0,0 0.5" "136x72x24 0,0,0 0" \
+  "40x72x2048 0,0,0 0.5")
 LAYOUTS=("row row row" "col col col" "row col row" "col row col")
 failures=0
 runs=0

@@ -28,7 +28,7 @@ namespace {
 // Shape classes, tested against the problem and the SM count.
 enum class When : std::uint8_t {
   kVector,           // M == 1 or N == 1
-  kThinK,            // K <= 32 against at least 2^19 elements of C
+  kThinK,            // K <= 64 against at least 2^19 elements of C
   kSkinny,           // min(M, N) <= 32
   kWaveOf128x256,    // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
   kWaves8Of128x256,  // at least 8 waves of 128x256 tiles
@@ -60,7 +60,7 @@ struct Rule {
 
 // fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass; rung 17).
 //  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once.
-//  - thin K (K <= 32) against a large C: the thin_k family, which writes C and little else.
+//  - thin K (K <= 64) against a large C: the thin_k family, which writes C and little else.
 //  - skinny: the 16x64 split-K tile beat every instance at 16x4096x4096 in both B layouts.
 //  - a wave of 128x256 tiles: the lean mid-step-copy 128x256 instances (BK 16 with row-major B,
 //    BK 8 with column-major B, each the better of the two in its layout), else the tuned 128x256
@@ -126,7 +126,7 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kVector:
       return std::min(p.m, p.n) == 1;
     case When::kThinK:
-      return p.k <= 32 && p.m * p.n >= (std::int64_t{1} << 19);
+      return p.k <= 64 && p.m * p.n >= (std::int64_t{1} << 19);
     case When::kSkinny:
       return std::min(p.m, p.n) <= 32;
     case When::kWaveOf128x256:

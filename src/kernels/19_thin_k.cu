@@ -96,25 +96,23 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
   for (int k0 = 0; k0 < g.k; k0 += KC) {
     const int kc = min(KC, g.k - k0);
     __syncthreads();  // the previous round's slices are read
-#pragma unroll 2
-    for (int e = tid; e < KC * BM; e += kThreads) {
-      const int kk = a_k_fast ? e % KC : e / BM;
-      const int i = a_k_fast ? e / KC : e % BM;
-      float v = 0.0f;
-      if (kk < kc && m0 + i < g.m) {
-        v = OutC<E>::load1(a + (m0 + i) * g.a_row + static_cast<std::int64_t>(k0 + kk) * g.a_k);
-      }
-      a_s[kk][i] = v;
+    // Only the kc x 64 (kc x 128) elements this round uses, four loads issued before their
+    // stores: a thread waits about once per four elements, not once per element.
+#pragma unroll 4
+    for (int e = tid; e < kc * BM; e += kThreads) {
+      const int kk = a_k_fast ? e % kc : e / BM;
+      const int i = a_k_fast ? e / kc : e % BM;
+      a_s[kk][i] = m0 + i < g.m ? OutC<E>::load1(a + (m0 + i) * g.a_row +
+                                                 static_cast<std::int64_t>(k0 + kk) * g.a_k)
+                                : 0.0f;
     }
-#pragma unroll 2
-    for (int e = tid; e < KC * BN; e += kThreads) {
-      const int kk = b_k_fast ? e % KC : e / BN;
-      const int j = b_k_fast ? e / KC : e % BN;
-      float v = 0.0f;
-      if (kk < kc && n0 + j < g.n) {
-        v = OutC<E>::load1(b + static_cast<std::int64_t>(k0 + kk) * g.b_k + (n0 + j) * g.b_col);
-      }
-      b_s[kk][j] = v;
+#pragma unroll 4
+    for (int e = tid; e < kc * BN; e += kThreads) {
+      const int kk = b_k_fast ? e % kc : e / BN;
+      const int j = b_k_fast ? e / kc : e % BN;
+      b_s[kk][j] = n0 + j < g.n ? OutC<E>::load1(b + static_cast<std::int64_t>(k0 + kk) * g.b_k +
+                                                 (n0 + j) * g.b_col)
+                                : 0.0f;
     }
     __syncthreads();
 #pragma unroll 4

@@ -90,8 +90,8 @@ TEST(AutoRule, SmallAndSkinnyShapes) {
 TEST(AutoRule, ThinKShapesTakeThinK) {
   EXPECT_EQ(chosen(3404, 5730, 1), "thin_k");
   EXPECT_EQ(chosen(7155, 5417, 26, Layout::kColMajor, 1), "thin_k");
-  EXPECT_EQ(chosen(1024, 512, 32), "thin_k");
-  EXPECT_NE(chosen(1024, 512, 33), "thin_k");
+  EXPECT_EQ(chosen(1024, 512, 64), "thin_k");
+  EXPECT_NE(chosen(1024, 512, 65), "thin_k");
   EXPECT_NE(chosen(512, 512, 8), "thin_k");  // 2^18 elements of C
   alignas(16) static std::uint16_t buf[64];
   const KernelInfo* k = select_kernel(
