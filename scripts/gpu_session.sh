@@ -4,7 +4,7 @@
 # (plus summary.txt beside it). Binaries come prebuilt for sm_90a in $BIN.
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
-#        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor smallm-probe skinny thin-k profile-rungs18-19, and
+#        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor smallm-probe skinny thin-k profile-rungs18-19 pad-f32, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -356,6 +356,21 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           --shape 4096x4096x1 --shape 4096x4096x32 --kernels thin_k \
           --output '${TAG}_profile-thin-k-$ab.md'"
       done
+      ;;
+    pad-f32)
+      # rung 9's any-alignment instances on large problems: operands copied to a 16-byte pitch,
+      # then the 16-byte twin. Verified in each layout mix with odd leading dimensions, then timed
+      # beside the same instances on small problems (no copy) and cuBLAS.
+      for lay in "row row row" "col col col" "row col row" "col row col"; do
+        read -r la lb lc <<<"$lay"
+        "$TG" verify --kernels 'tuned_large*anyalign,auto' --layout-a "$la" --layout-b "$lb" \
+          --layout-c "$lc" --pad 1,3,2 --beta 0.5 --shape 1001x1003x1005 --shape 129x4097x67 \
+          --shape 2049x131x300 >>"$R/pad_f32_verify.log" 2>&1 || echo "FAIL pad-f32 $lay" | tee -a "$summary"
+      done
+      grep -c "all passed" "$R/pad_f32_verify.log" | sed 's/^/pad-f32 verify runs passed: /' | tee -a "$summary"
+      run_step pad_f32 bench --kernels 'tuned_large*,auto' --layout-a col --layout-b row \
+        --layout-c col --pad 1,1,1 --shape 4095x4095x4095 --shape 5948x599x333 \
+        --shape 4383x1828x4728 --shape 2744x5527x4425 --format json --output "${TAG}_pad-f32.json"
       ;;
     smallm-probe)
       # Small M or N against a large N x K: what cuBLAS launches (kernel names, grids, every

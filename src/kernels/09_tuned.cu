@@ -18,7 +18,8 @@
 //  - longk: the large tile with split-K, for K much longer than M and N.
 //  - `_anyalign` twins (large 128x256 and 128x128, small, skinny) copy x-contiguous operands
 //    4 bytes at a time: any leading dimension and base alignment (4095^3 with a row-major B),
-//    where the 16-byte path cannot be used.
+//    where the 16-byte path cannot be used. The two large ones run large problems instead on
+//    copies of the operands at a 16-byte pitch, made inside the call (pad_copy.cuh).
 // Split-K: split z computes K tiles [z * per_split, (z+1) * per_split) and stores its raw sums to
 // a workspace slice laid out like C; a reduction kernel adds the slices in split order
 // (deterministic) and applies C = alpha * sum + beta * C, never reading C when beta == 0. The
@@ -28,11 +29,13 @@
 // Measurements: docs/ladder.md (rung 9, `auto`), docs/perf-notes.md (rung 9).
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "../core/device_runtime.hpp"
 #include "08_cp_async.cuh"
 #include "families.hpp"
+#include "pad_copy.cuh"
 
 namespace tilegemm::kernels {
 
@@ -147,6 +150,67 @@ cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split, cu
   return cudaGetLastError();
 }
 
+// Large problems with an operand the 16-byte path cannot take: the any-alignment instances copy
+// such an operand to a 16-byte pitch first (pad_copy.cuh, inside the call) and run their 16-byte
+// twin on the copy, where the copy costs little beside the product: at least 2^28 multiply-adds,
+// M and N of at least 128, K of at least 64 (docs/perf-notes.md, rung 9's any-alignment path).
+bool pays_to_pad(const Problem& p) {
+  return p.m >= 128 && p.n >= 128 && p.k >= 64 && p.m * p.n * p.k >= (std::int64_t{1} << 28);
+}
+
+// An operand as lines of contiguous elements: rows of K (row-major A) or columns of M, and so on.
+Copy pad_plan(const MatrixView<const void*>& x, std::int64_t rows, std::int64_t cols) {
+  if (views::aligned(x, 16)) return Copy{};
+  const bool row_major = x.layout == Layout::kRowMajor;
+  return sized_copy(x.dtype, row_major ? rows : cols, row_major ? cols : rows, false);
+}
+
+// The problem with each operand that needs it pointing at its copy (at a_copy, b_copy).
+Problem padded_view(const Problem& p, const Copy& ca, const Copy& cb, const void* a_copy,
+                    const void* b_copy) {
+  Problem q = p;
+  if (ca.needed) {
+    q.a.data = a_copy;
+    q.a.ld = ca.pitch;
+  }
+  if (cb.needed) {
+    q.b.data = b_copy;
+    q.b.ld = cb.pitch;
+  }
+  return q;
+}
+
+// Runs `Aligned` on copies of the operands the 16-byte path cannot take; false in `ran` where
+// `Aligned` cannot take the padded problem either (the caller runs its any-alignment path).
+template <class Aligned>
+cudaError_t launch_padded(const Problem& p, int raster_group, cudaStream_t stream, bool& ran) {
+  const Copy ca = pad_plan(p.a, p.m, p.k);
+  const Copy cb = pad_plan(p.b, p.k, p.n);
+  ran = cp_async::can_implement<Aligned>(padded_view(p, ca, cb, kPadAligned, kPadAligned));
+  if (!ran) return cudaSuccess;
+  void* workspace = nullptr;
+  if (cudaError_t err = runtime::stream_workspace(ca.bytes + cb.bytes, stream, &workspace);
+      err != cudaSuccess) {
+    return err;
+  }
+  unsigned char* const a_copy = static_cast<unsigned char*>(workspace);
+  unsigned char* const b_copy = a_copy + ca.bytes;
+  if (ca.needed) {
+    if (cudaError_t err = copy_operand(p.a.dtype, p.a.data, p.a.ld, a_copy, ca, stream);
+        err != cudaSuccess) {
+      return err;
+    }
+  }
+  if (cb.needed) {
+    if (cudaError_t err = copy_operand(p.b.dtype, p.b.data, p.b.ld, b_copy, cb, stream);
+        err != cudaSuccess) {
+      return err;
+    }
+  }
+  return launch_scheduled<Aligned>(padded_view(p, ca, cb, a_copy, b_copy), raster_group,
+                                   Split::kNever, stream);
+}
+
 // The skinny tile is short along M: run the problem so that its short side is M (N < M runs as
 // C^T = B^T A^T, the same product on the same memory).
 Problem skinny_view(const Problem& p) {
@@ -155,7 +219,9 @@ Problem skinny_view(const Problem& p) {
 
 // ---- Registration ------------------------------------------------------------------------------
 
-template <class C>
+// `Padded`: for an any-alignment instance without split-K, its 16-byte twin, which runs large
+// problems on padded copies (pays_to_pad); void: none.
+template <class C, class Padded = void>
 void add(Registry& r, const std::string& cls, int raster_group, Split split, bool skinny,
          const std::string& why) {
   KernelInfo k;
@@ -178,6 +244,13 @@ void add(Registry& r, const std::string& cls, int raster_group, Split split, boo
   } else {
     k.can_implement = cp_async::can_implement<C>;
     k.launch = [raster_group, split](const Problem& p, cudaStream_t stream) {
+      if constexpr (!std::is_void_v<Padded>) {
+        if (pays_to_pad(p)) {
+          bool ran = false;
+          const cudaError_t err = launch_padded<Padded>(p, raster_group, stream, ran);
+          if (ran || err != cudaSuccess) return err;
+        }
+      }
       return launch_scheduled<C>(p, raster_group, split, stream);
     };
     k.device_function = cp_async::device_function<C>;
@@ -195,9 +268,10 @@ void register_tuned(Registry& r) {
   add<Wide>(r, "large", 8, kNever, false,
             "large shapes (>= 7/8 of a wave of 128x256 tiles): rung 8's 128x256x8 with 8x16 "
             "thread tiles, 1 block/SM, 8 tile-rows rasterised");
-  add<WideAnyAlign>(r, "large", 8, kNever, false,
-                    "large shapes, any alignment: 128x256x8, 4-byte copies of x-contiguous "
-                    "operands");
+  add<WideAnyAlign, Wide>(r, "large", 8, kNever, false,
+                          "large shapes, any alignment: 128x256x8, 4-byte copies of "
+                          "x-contiguous operands; large problems run the 16-byte twin on "
+                          "operands copied to a 16-byte pitch");
   add<Large>(
       r, "large", 8, kNever, false,
       "large shapes (>= 1 tile of 128x128 per SM): rung 8's 128x128x8, 8 tile-rows rasterised");
@@ -211,8 +285,10 @@ void register_tuned(Registry& r) {
       "M or N <= 32: 16x64 tiles, split-K, bandwidth-bound (N <= 32 runs as C^T = B^T A^T)");
   add<Large>(r, "longk", 8, kSplit, false,
              "K much longer than M and N: 128x128 tiles with split-K when few tiles");
-  add<LargeAnyAlign>(r, "large", 8, kNever, false,
-                     "large shapes, any alignment: 4-byte copies of x-contiguous operands");
+  add<LargeAnyAlign, Large>(r, "large", 8, kNever, false,
+                            "large shapes, any alignment: 4-byte copies of x-contiguous operands; "
+                            "large problems run the 16-byte twin on operands copied to a "
+                            "16-byte pitch");
   add<SmallAnyAlign>(
       r, "small", 4, kSplit, false,
       "small shapes, any alignment: 4-byte copies of x-contiguous operands, split-K");

@@ -5,15 +5,14 @@
 // below K of about 32 (fp32 C) the store stream, not the math, bounds it. The tile kernels lose
 // here (docs/perf-notes.md, "Shapes nobody picked": 3404 x 5730 x 1 ran at 0.21x cuBLAS), since
 // their prologue, a pipeline built for a long K loop and a large-tile epilogue are all overhead.
-// Idea: a block writes a 64 x 128 tile of C, each warp 8 whole rows of 128 consecutive elements
-// (512 bytes of fp32 per row and store instruction round), with A's 64 x K and B's K x 128
-// slices staged in shared memory as fp32, and nothing else.
+// Idea: a block writes a 64 x 128 tile of C, each warp 8 whole rows of 128 consecutive elements,
+// with A's 64 x K and B's K x 128 slices staged in shared memory as fp32, and nothing else.
 //  - C is made row-major first (a column-major C is computed as its mirror, C^T = B^T A^T).
 //  - Any A and B layout and alignment: the slices are read element by element through the
 //    operands' strides, consecutive threads along the contiguous dimension.
-//  - C in 16-byte (fp32) or 8-byte (16-bit) pieces where its base and ld allow, elements else;
-//    beta = 0 never reads C. fp32 accumulation in every type; tf32 problems are computed in
-//    fp32 (more precise than asked).
+//  - C element by element, each store instruction 32 consecutive elements of a row, so any
+//    alignment of C streams alike; beta = 0 never reads C. fp32 accumulation in every type; tf32
+//    problems are computed in fp32 (more precise than asked).
 // Floor and outcome: docs/perf-notes.md, "Rung 19".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -45,35 +44,10 @@ struct ThinArgs {
   std::int64_t b_k, b_col;  // element strides of B along K and along N
   void* c;
   std::int64_t ldc;
-  int vec4;  // C's base and ldc allow 4-element accesses at columns that are multiples of 4
 };
 
-// Four consecutive elements of C: alpha * v + beta * C, one vector access.
-template <class CT>
-__device__ __forceinline__ void store_c_four(CT* p, const float (&v)[4], float alpha, float beta) {
-  float o[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) o[i] = alpha * v[i];
-  if (beta != 0.0f) {
-    const float2 lo = OutC<CT>::load2(p);
-    const float2 hi = OutC<CT>::load2(p + 2);
-    o[0] = fmaf(beta, lo.x, o[0]);
-    o[1] = fmaf(beta, lo.y, o[1]);
-    o[2] = fmaf(beta, hi.x, o[2]);
-    o[3] = fmaf(beta, hi.y, o[3]);
-  }
-  if constexpr (sizeof(CT) == 4) {
-    *reinterpret_cast<float4*>(p) = make_float4(o[0], o[1], o[2], o[3]);
-  } else {
-    CT packed[4];
-    OutC<CT>::store2(packed, o[0], o[1]);
-    OutC<CT>::store2(packed + 2, o[2], o[3]);
-    *reinterpret_cast<uint2*>(p) = *reinterpret_cast<const uint2*>(packed);
-  }
-}
-
 // Block (blockIdx.y, blockIdx.x) writes C rows 64 blockIdx.y .. + 63, columns 128 blockIdx.x ..
-// + 127; warp w its rows 8 w .. 8 w + 7, lane l columns 4 l .. 4 l + 3 of each.
+// + 127; warp w its rows 8 w .. 8 w + 7, lane l columns l + 32 j (j < 4) of each.
 // At most 64 registers, 4 blocks per SM: the stores of one block drain while others load.
 template <class E, class CT>
 __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
@@ -96,33 +70,39 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
   for (int k0 = 0; k0 < g.k; k0 += KC) {
     const int kc = min(KC, g.k - k0);
     __syncthreads();  // the previous round's slices are read
-    // Only the kc x 64 (kc x 128) elements this round uses, four loads issued before their
-    // stores: a thread waits about once per four elements, not once per element.
+    // Four loads issued before their stores (a thread waits about once per four elements).
+    // Slots past kc stay unwritten (the loop below stops at kc); rows and columns past the
+    // matrix read as zeros.
 #pragma unroll 4
-    for (int e = tid; e < kc * BM; e += kThreads) {
-      const int kk = a_k_fast ? e % kc : e / BM;
-      const int i = a_k_fast ? e / kc : e % BM;
-      a_s[kk][i] = m0 + i < g.m ? OutC<E>::load1(a + (m0 + i) * g.a_row +
-                                                 static_cast<std::int64_t>(k0 + kk) * g.a_k)
-                                : 0.0f;
+    for (int e = tid; e < KC * BM; e += kThreads) {
+      const int kk = a_k_fast ? e % KC : e / BM;
+      const int i = a_k_fast ? e / KC : e % BM;
+      if (kk < kc) {
+        a_s[kk][i] = m0 + i < g.m ? OutC<E>::load1(a + (m0 + i) * g.a_row +
+                                                   static_cast<std::int64_t>(k0 + kk) * g.a_k)
+                                  : 0.0f;
+      }
     }
 #pragma unroll 4
-    for (int e = tid; e < kc * BN; e += kThreads) {
-      const int kk = b_k_fast ? e % kc : e / BN;
-      const int j = b_k_fast ? e / kc : e % BN;
-      b_s[kk][j] = n0 + j < g.n ? OutC<E>::load1(b + static_cast<std::int64_t>(k0 + kk) * g.b_k +
-                                                 (n0 + j) * g.b_col)
-                                : 0.0f;
+    for (int e = tid; e < KC * BN; e += kThreads) {
+      const int kk = b_k_fast ? e % KC : e / BN;
+      const int j = b_k_fast ? e / KC : e % BN;
+      if (kk < kc) {
+        b_s[kk][j] = n0 + j < g.n ? OutC<E>::load1(b + static_cast<std::int64_t>(k0 + kk) * g.b_k +
+                                                   (n0 + j) * g.b_col)
+                                  : 0.0f;
+      }
     }
     __syncthreads();
 #pragma unroll 4
     for (int kk = 0; kk < kc; ++kk) {
       const float4 a_lo = *reinterpret_cast<const float4*>(&a_s[kk][kRowsPerWarp * warp]);
       const float4 a_hi = *reinterpret_cast<const float4*>(&a_s[kk][kRowsPerWarp * warp + 4]);
-      const float4 bv = *reinterpret_cast<const float4*>(&b_s[kk][kColsPerLane * lane]);
       const float av[kRowsPerWarp] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w,
                                       a_hi.x, a_hi.y, a_hi.z, a_hi.w};
-      const float bw[kColsPerLane] = {bv.x, bv.y, bv.z, bv.w};
+      float bw[kColsPerLane];
+#pragma unroll
+      for (int j = 0; j < kColsPerLane; ++j) bw[j] = b_s[kk][lane + 32 * j];
 #pragma unroll
       for (int i = 0; i < kRowsPerWarp; ++i) {
 #pragma unroll
@@ -131,21 +111,18 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
     }
   }
 
+  // Lane l holds columns l, l + 32, l + 64, l + 96: each store instruction writes 32
+  // consecutive elements of a row, whatever C's alignment.
   CT* const c = static_cast<CT*>(g.c);
-  const int col = n0 + kColsPerLane * lane;
-  const int cols_left = g.n - col;
 #pragma unroll
   for (int i = 0; i < kRowsPerWarp; ++i) {
     const int row = m0 + kRowsPerWarp * warp + i;
-    if (row >= g.m || cols_left <= 0) continue;
-    CT* const p = c + static_cast<std::int64_t>(row) * g.ldc + col;
-    if (g.vec4 != 0 && cols_left >= 4) {
-      store_c_four(p, acc[i], g.alpha, g.beta);
-    } else {
+    if (row >= g.m) continue;
+    CT* const c_row = c + static_cast<std::int64_t>(row) * g.ldc;
 #pragma unroll
-      for (int j = 0; j < kColsPerLane; ++j) {
-        if (j < cols_left) store_c_one(p + j, acc[i][j], g.alpha, g.beta);
-      }
+    for (int j = 0; j < kColsPerLane; ++j) {
+      const int col = n0 + lane + 32 * j;
+      if (col < g.n) store_c_one(c_row + col, acc[i][j], g.alpha, g.beta);
     }
   }
 }
@@ -180,7 +157,6 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.b_col = sb.col;
   g.c = q.c.data;
   g.ldc = q.c.ld;
-  g.vec4 = views::aligned(q.c, 4 * sizeof(CT));
   const dim3 grid(static_cast<unsigned>(views::ceil_div(q.n, BN)),
                   static_cast<unsigned>(views::ceil_div(q.m, BM)));
   thin_k_kernel<E, CT><<<grid, kThreads, 0, stream>>>(g);
@@ -216,7 +192,7 @@ void register_thin_k(Registry& r) {
   k.tile.tm = kRowsPerWarp;
   k.tile.tn = kColsPerLane;
   k.tile.threads = kThreads;
-  k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // element reads of A and B; C in pieces where aligned
+  k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // element reads and stores: any alignment
   k.desc.types = every_type_combination();
   k.summary =
       "K up to 256: C written as 64 x 128 tiles of whole 128-element row pieces, A's and B's thin "

@@ -23,50 +23,12 @@
 
 #include "../../core/device_runtime.hpp"
 #include "../families.hpp"
+#include "../pad_copy.cuh"
 #include "wgmma_tma.cuh"
 
 namespace tilegemm::kernels {
 
 namespace {
-
-// Copies `rows` lines of `cols` elements of kBytes each, `src_pitch` elements apart, into lines
-// `dst_pitch` elements apart (dst 16-byte aligned, dst_pitch * kBytes a multiple of 16), the tail
-// of each line past `cols` zero-filled. A block takes one 4 KiB segment of a destination line at a
-// time: its threads read the segment's elements one each, consecutive threads consecutive
-// elements (coalesced whatever the source alignment), into shared memory, then write it out as
-// 16-byte vectors.
-template <int kBytes>
-__global__ void __launch_bounds__(256) pad_pitch_kernel(const unsigned char* __restrict__ src,
-                                                        std::int64_t src_pitch,
-                                                        unsigned char* __restrict__ dst,
-                                                        std::int64_t dst_pitch, std::int64_t rows,
-                                                        std::int64_t cols) {
-  using Elem = std::conditional_t<kBytes == 2, std::uint16_t, std::uint32_t>;
-  constexpr int kThreads = 256;
-  constexpr int kSeg = 4096 / kBytes;  // elements per segment
-  constexpr int kPer = 16 / kBytes;    // elements per 16-byte vector
-  __shared__ __align__(16) Elem seg[kSeg];
-  const std::int64_t segs_per_row = (dst_pitch + kSeg - 1) / kSeg;
-  const std::int64_t total = rows * segs_per_row;
-  const Elem* const s = reinterpret_cast<const Elem*>(src);
-  Elem* const d = reinterpret_cast<Elem*>(dst);
-  for (std::int64_t t = blockIdx.x; t < total; t += gridDim.x) {
-    const std::int64_t r = t / segs_per_row;
-    const std::int64_t c0 = (t - r * segs_per_row) * kSeg;
-    const Elem* const line = s + r * src_pitch;
-#pragma unroll 4
-    for (int i = static_cast<int>(threadIdx.x); i < kSeg; i += kThreads) {
-      seg[i] = c0 + i < cols ? line[c0 + i] : Elem{0};
-    }
-    __syncthreads();
-    const std::int64_t width = dst_pitch - c0 < kSeg ? dst_pitch - c0 : kSeg;  // whole vectors
-    for (int v = static_cast<int>(threadIdx.x); v * kPer < width; v += kThreads) {
-      *reinterpret_cast<uint4*>(d + r * dst_pitch + c0 + v * kPer) =
-          *reinterpret_cast<const uint4*>(seg + v * kPer);
-    }
-    __syncthreads();  // the segment is free for the next one
-  }
-}
 
 // dst line r (of `rows`) is column r of src: dst[r * dst_pitch + c] = src[c * src_pitch + r] for
 // c < cols, 4-byte elements. 32 x 32 tiles through shared memory (a padded row keeps the column
@@ -97,27 +59,6 @@ __global__ void __launch_bounds__(256) transpose_kernel(const std::uint32_t* __r
     }
     __syncthreads();  // the tile is free for the next one
   }
-}
-
-// An operand as the copy sees it: lines of contiguous elements (hopper::OperandGeometry).
-struct Copy {
-  bool needed = false;
-  bool transposed = false;  // the copy's lines are the operand's columns (tf32 B, see above)
-  std::int64_t rows = 0, cols = 0, pitch = 0;  // pitch: the copy's, in elements
-  std::size_t bytes = 0;                       // the copy's size, rounded up to 256 bytes
-};
-
-// A copy of `rows` lines of `cols` elements at a 16-byte pitch, padded to 256 bytes.
-Copy sized_copy(DType dtype, std::int64_t rows, std::int64_t cols, bool transposed) {
-  const auto es = static_cast<std::int64_t>(dtype_bytes(dtype));
-  Copy c;
-  c.needed = true;
-  c.transposed = transposed;
-  c.rows = rows;
-  c.cols = cols;
-  c.pitch = views::round_up(cols, 16 / es);
-  c.bytes = static_cast<std::size_t>(views::round_up(rows * c.pitch * es, 256));
-  return c;
 }
 
 Copy plan_copy(DType dtype, const void* data, hopper::OperandGeometry g, std::int64_t ld) {
@@ -154,9 +95,6 @@ Problem padded(const Problem& q, const Copy& ca, const Copy& cb, const void* a_c
   return p;
 }
 
-// Stands in for the copies' addresses where only their alignment matters.
-alignas(16) const unsigned char kAligned[16] = {};
-
 template <class Cfg>
 bool can_implement_padded(const Problem& problem) {
   const Problem q = hopper::oriented(problem);
@@ -166,21 +104,7 @@ bool can_implement_padded(const Problem& problem) {
   // The copies must fit an int64 index and a single workspace; the kernel must take the rest.
   constexpr std::size_t kMaxCopy = std::size_t{1} << 40;
   if (ca.bytes + cb.bytes > kMaxCopy) return false;
-  return hopper::can_implement<Cfg>(padded(q, ca, cb, kAligned, kAligned));
-}
-
-template <int kBytes>
-cudaError_t copy_operand(const void* src, std::int64_t src_pitch, void* dst, const Copy& c,
-                         cudaStream_t stream) {
-  constexpr std::int64_t kSeg = 4096 / kBytes;
-  const std::int64_t segments = c.rows * ((c.pitch + kSeg - 1) / kSeg);
-  const int threads = 256;
-  const auto blocks =
-      static_cast<unsigned>(std::min<std::int64_t>(segments, 16LL * runtime::sm_count()));
-  pad_pitch_kernel<kBytes><<<blocks, threads, 0, stream>>>(
-      static_cast<const unsigned char*>(src), src_pitch, static_cast<unsigned char*>(dst),
-      c.pitch, c.rows, c.cols);
-  return cudaGetLastError();
+  return hopper::can_implement<Cfg>(padded(q, ca, cb, kPadAligned, kPadAligned));
 }
 
 cudaError_t copy_if_needed(const Copy& c, DType dtype, const void* src, std::int64_t ld,
@@ -195,8 +119,7 @@ cudaError_t copy_if_needed(const Copy& c, DType dtype, const void* src, std::int
                                                  c.rows, c.cols);
     return cudaGetLastError();
   }
-  return dtype_bytes(dtype) == 4 ? copy_operand<4>(src, ld, dst, c, stream)
-                                 : copy_operand<2>(src, ld, dst, c, stream);
+  return copy_operand(dtype, src, ld, dst, c, stream);
 }
 
 template <class Cfg>
@@ -206,7 +129,8 @@ cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
   const Copy cb = plan_b_copy(q);
   // One workspace for the copies and, behind them, a split-K launch's partial tiles.
   const std::size_t copies = ca.bytes + cb.bytes;  // each a multiple of 256 bytes
-  const std::size_t partials = hopper::split_k_bytes<Cfg>(padded(q, ca, cb, kAligned, kAligned));
+  const std::size_t partials =
+      hopper::split_k_bytes<Cfg>(padded(q, ca, cb, kPadAligned, kPadAligned));
   void* workspace = nullptr;
   if (cudaError_t err = runtime::stream_workspace(copies + partials, stream, &workspace);
       err != cudaSuccess) {
