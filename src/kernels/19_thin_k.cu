@@ -47,7 +47,7 @@ struct ThinArgs {
 };
 
 // Block (blockIdx.y, blockIdx.x) writes C rows 64 blockIdx.y .. + 63, columns 128 blockIdx.x ..
-// + 127; warp w its rows 8 w .. 8 w + 7, lane l columns l + 32 j (j < 4) of each.
+// + 127; warp w its rows 8 w .. 8 w + 7, lane l columns 4 l .. 4 l + 3 of each.
 // At most 64 registers, 4 blocks per SM: the stores of one block drain while others load.
 template <class E, class CT>
 __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
@@ -100,9 +100,8 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
       const float4 a_hi = *reinterpret_cast<const float4*>(&a_s[kk][kRowsPerWarp * warp + 4]);
       const float av[kRowsPerWarp] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w,
                                       a_hi.x, a_hi.y, a_hi.z, a_hi.w};
-      float bw[kColsPerLane];
-#pragma unroll
-      for (int j = 0; j < kColsPerLane; ++j) bw[j] = b_s[kk][lane + 32 * j];
+      const float4 bv = *reinterpret_cast<const float4*>(&b_s[kk][kColsPerLane * lane]);
+      const float bw[kColsPerLane] = {bv.x, bv.y, bv.z, bv.w};
 #pragma unroll
       for (int i = 0; i < kRowsPerWarp; ++i) {
 #pragma unroll
@@ -111,18 +110,26 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
     }
   }
 
-  // Lane l holds columns l, l + 32, l + 64, l + 96: each store instruction writes 32
-  // consecutive elements of a row, whatever C's alignment.
+  // Lane l holds columns 4 l .. 4 l + 3; four shuffles per store hand lane l column 32 j + l
+  // instead, so that each store instruction writes 32 consecutive elements of a row, whatever
+  // C's alignment.
   CT* const c = static_cast<CT*>(g.c);
 #pragma unroll
   for (int i = 0; i < kRowsPerWarp; ++i) {
-    const int row = m0 + kRowsPerWarp * warp + i;
+    const int row = m0 + kRowsPerWarp * warp + i;  // the same for the whole warp
     if (row >= g.m) continue;
     CT* const c_row = c + static_cast<std::int64_t>(row) * g.ldc;
 #pragma unroll
     for (int j = 0; j < kColsPerLane; ++j) {
-      const int col = n0 + lane + 32 * j;
-      if (col < g.n) store_c_one(c_row + col, acc[i][j], g.alpha, g.beta);
+      const int src = 8 * j + lane / 4;  // the lane holding column 32 j + lane
+      float v = 0.0f;
+#pragma unroll
+      for (int q = 0; q < kColsPerLane; ++q) {
+        const float t = __shfl_sync(0xffffffffu, acc[i][q], src);
+        if (lane % 4 == q) v = t;
+      }
+      const int col = n0 + 32 * j + lane;
+      if (col < g.n) store_c_one(c_row + col, v, g.alpha, g.beta);
     }
   }
 }
