@@ -10,9 +10,10 @@
 //  - C is made row-major first (a column-major C is computed as its mirror, C^T = B^T A^T).
 //  - Any A and B layout and alignment: the slices are read element by element through the
 //    operands' strides, consecutive threads along the contiguous dimension.
-//  - C element by element, each store instruction 32 consecutive elements of a row, so any
-//    alignment of C streams alike; beta = 0 never reads C. fp32 accumulation in every type; tf32
-//    problems are computed in fp32 (more precise than asked).
+//  - C in 16-byte (fp32) or 8-byte (16-bit) pieces where its base and ld allow, else element by
+//    element with each store instruction still 32 consecutive elements of a row (warp shuffles);
+//    beta = 0 never reads C. fp32 accumulation in every type; tf32 problems are computed in fp32
+//    (more precise than asked).
 // Floor and outcome: docs/perf-notes.md, "Rung 19".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -44,7 +45,32 @@ struct ThinArgs {
   std::int64_t b_k, b_col;  // element strides of B along K and along N
   void* c;
   std::int64_t ldc;
+  int vec4;  // C's base and ldc allow 4-element accesses at columns that are multiples of 4
 };
+
+// Four consecutive elements of C: alpha * v + beta * C, one vector access.
+template <class CT>
+__device__ __forceinline__ void store_c_four(CT* p, const float (&v)[4], float alpha, float beta) {
+  float o[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) o[i] = alpha * v[i];
+  if (beta != 0.0f) {
+    const float2 lo = OutC<CT>::load2(p);
+    const float2 hi = OutC<CT>::load2(p + 2);
+    o[0] = fmaf(beta, lo.x, o[0]);
+    o[1] = fmaf(beta, lo.y, o[1]);
+    o[2] = fmaf(beta, hi.x, o[2]);
+    o[3] = fmaf(beta, hi.y, o[3]);
+  }
+  if constexpr (sizeof(CT) == 4) {
+    *reinterpret_cast<float4*>(p) = make_float4(o[0], o[1], o[2], o[3]);
+  } else {
+    CT packed[4];
+    OutC<CT>::store2(packed, o[0], o[1]);
+    OutC<CT>::store2(packed + 2, o[2], o[3]);
+    *reinterpret_cast<uint2*>(p) = *reinterpret_cast<const uint2*>(packed);
+  }
+}
 
 // Block (blockIdx.y, blockIdx.x) writes C rows 64 blockIdx.y .. + 63, columns 128 blockIdx.x ..
 // + 127; warp w its rows 8 w .. 8 w + 7, lane l columns 4 l .. 4 l + 3 of each.
@@ -70,28 +96,23 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
   for (int k0 = 0; k0 < g.k; k0 += KC) {
     const int kc = min(KC, g.k - k0);
     __syncthreads();  // the previous round's slices are read
-    // Four loads issued before their stores (a thread waits about once per four elements).
-    // Slots past kc stay unwritten (the loop below stops at kc); rows and columns past the
-    // matrix read as zeros.
+    // Only the kc x 64 (kc x 128) elements this round uses, four loads issued before their
+    // stores: a thread waits about once per four elements, not once per element.
 #pragma unroll 4
-    for (int e = tid; e < KC * BM; e += kThreads) {
-      const int kk = a_k_fast ? e % KC : e / BM;
-      const int i = a_k_fast ? e / KC : e % BM;
-      if (kk < kc) {
-        a_s[kk][i] = m0 + i < g.m ? OutC<E>::load1(a + (m0 + i) * g.a_row +
-                                                   static_cast<std::int64_t>(k0 + kk) * g.a_k)
-                                  : 0.0f;
-      }
+    for (int e = tid; e < kc * BM; e += kThreads) {
+      const int kk = a_k_fast ? e % kc : e / BM;
+      const int i = a_k_fast ? e / kc : e % BM;
+      a_s[kk][i] = m0 + i < g.m ? OutC<E>::load1(a + (m0 + i) * g.a_row +
+                                                 static_cast<std::int64_t>(k0 + kk) * g.a_k)
+                                : 0.0f;
     }
 #pragma unroll 4
-    for (int e = tid; e < KC * BN; e += kThreads) {
-      const int kk = b_k_fast ? e % KC : e / BN;
-      const int j = b_k_fast ? e / KC : e % BN;
-      if (kk < kc) {
-        b_s[kk][j] = n0 + j < g.n ? OutC<E>::load1(b + static_cast<std::int64_t>(k0 + kk) * g.b_k +
-                                                   (n0 + j) * g.b_col)
-                                  : 0.0f;
-      }
+    for (int e = tid; e < kc * BN; e += kThreads) {
+      const int kk = b_k_fast ? e % kc : e / BN;
+      const int j = b_k_fast ? e / kc : e % BN;
+      b_s[kk][j] = n0 + j < g.n ? OutC<E>::load1(b + static_cast<std::int64_t>(k0 + kk) * g.b_k +
+                                                 (n0 + j) * g.b_col)
+                                : 0.0f;
     }
     __syncthreads();
 #pragma unroll 4
@@ -110,15 +131,20 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
     }
   }
 
-  // Lane l holds columns 4 l .. 4 l + 3; four shuffles per store hand lane l column 32 j + l
-  // instead, so that each store instruction writes 32 consecutive elements of a row, whatever
-  // C's alignment.
+  // Lane l holds columns 4 l .. 4 l + 3 of each row: one 4-element store where C's base and ld
+  // allow it; otherwise four shuffles per store hand lane l column 32 j + l instead, so that each
+  // store instruction still writes 32 consecutive elements of the row.
   CT* const c = static_cast<CT*>(g.c);
 #pragma unroll
   for (int i = 0; i < kRowsPerWarp; ++i) {
     const int row = m0 + kRowsPerWarp * warp + i;  // the same for the whole warp
     if (row >= g.m) continue;
     CT* const c_row = c + static_cast<std::int64_t>(row) * g.ldc;
+    const int col4 = n0 + kColsPerLane * lane;
+    if (g.vec4 != 0 && n0 + BN <= g.n) {
+      store_c_four(c_row + col4, acc[i], g.alpha, g.beta);
+      continue;
+    }
 #pragma unroll
     for (int j = 0; j < kColsPerLane; ++j) {
       const int src = 8 * j + lane / 4;  // the lane holding column 32 j + lane
@@ -164,6 +190,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.b_col = sb.col;
   g.c = q.c.data;
   g.ldc = q.c.ld;
+  g.vec4 = views::aligned(q.c, 4 * sizeof(CT));
   const dim3 grid(static_cast<unsigned>(views::ceil_div(q.n, BN)),
                   static_cast<unsigned>(views::ceil_div(q.m, BM)));
   thin_k_kernel<E, CT><<<grid, kThreads, 0, stream>>>(g);
