@@ -168,6 +168,9 @@ ActiveTables active_tables();
 
 // Forget what was loaded: the next lookup reads the environment and the files again.
 void reload();
+// Counts the changes of the tables lookup() answers from (reload, reload_for, disable_lookup):
+// a choice cached beside a generation is stale once it moves.
+std::uint64_t generation();
 // Load now for this device identity, and use it on every device of the process until the next
 // reload: for programs that know their GPU, and for tests on a machine without one.
 void reload_for(const FileKey& key);

@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
+#include <unordered_map>
 
 #include "device_runtime.hpp"
 #include "tilegemm/device_info.hpp"
@@ -180,9 +182,98 @@ const KernelInfo* apply_rules(const Rule (&rules)[N], const Problem& p,
   return nullptr;
 }
 
+// auto's choices, cached: the tune lookup and the walk over the rules cost about a microsecond
+// on the host, as much as the kernel of a tiny product. Keyed by everything the choice reads
+// (the tune key, the leading dimensions, the device and its compute capability), dropped when
+// the tune tables change (tune::generation) and bounded in size; a hit is still asked
+// can_implement.
+struct ChoiceKey {
+  tune::EntryKey problem;
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
+  int device = 0, cc = 0;
+  bool operator==(const ChoiceKey& o) const {
+    return problem == o.problem && lda == o.lda && ldb == o.ldb && ldc == o.ldc &&
+           device == o.device && cc == o.cc;
+  }
+};
+struct ChoiceKeyHash {
+  std::size_t operator()(const ChoiceKey& k) const {
+    std::uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    const tune::EntryKey& e = k.problem;
+    mix(static_cast<std::uint64_t>(e.m));
+    mix(static_cast<std::uint64_t>(e.n));
+    mix(static_cast<std::uint64_t>(e.k));
+    mix(static_cast<std::uint64_t>(k.lda));
+    mix(static_cast<std::uint64_t>(k.ldb));
+    mix(static_cast<std::uint64_t>(k.ldc));
+    mix((static_cast<std::uint64_t>(e.types.ab) << 8) | static_cast<std::uint64_t>(e.types.c));
+    mix((static_cast<std::uint64_t>(e.la) << 2) | (static_cast<std::uint64_t>(e.lb) << 1) |
+        static_cast<std::uint64_t>(e.lc));
+    mix((static_cast<std::uint64_t>(e.align_a) << 16) |
+        (static_cast<std::uint64_t>(e.align_b) << 8) | static_cast<std::uint64_t>(e.align_c));
+    mix((static_cast<std::uint64_t>(e.beta_zero) << 40) |
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.device)) << 8) |
+        static_cast<std::uint64_t>(k.cc));
+    return static_cast<std::size_t>(h);
+  }
+};
+class ChoiceCache {
+ public:
+  static constexpr std::size_t kMaxEntries = 4096;
+  bool find(const ChoiceKey& key, std::uint64_t generation, const KernelInfo** out) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (generation != generation_) return false;
+    const auto it = map_.find(key);
+    if (it == map_.end()) return false;
+    *out = it->second;
+    return true;
+  }
+  void insert(const ChoiceKey& key, std::uint64_t generation, const KernelInfo* choice) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (generation != generation_ || map_.size() >= kMaxEntries) {
+      map_.clear();
+      generation_ = generation;
+    }
+    map_[key] = choice;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::uint64_t generation_ = 0;
+  std::unordered_map<ChoiceKey, const KernelInfo*, ChoiceKeyHash> map_;
+};
+
+const KernelInfo* select_uncached(const Problem& problem, int cc);
+
 }  // namespace
 
 const KernelInfo* select_kernel(const Problem& problem, int cc) {
+  static ChoiceCache cache;
+  ChoiceKey key;
+  key.problem = tune::entry_key(problem);
+  key.lda = problem.a.ld;
+  key.ldb = problem.b.ld;
+  key.ldc = problem.c.ld;
+  if (cudaGetDevice(&key.device) != cudaSuccess) {
+    static_cast<void>(cudaGetLastError());  // no device: rules for the fallback SM count
+    key.device = -1;
+  }
+  key.cc = cc;
+  const std::uint64_t generation = tune::generation();
+  const KernelInfo* chosen = nullptr;
+  if (cache.find(key, generation, &chosen) &&
+      (chosen == nullptr || chosen->can_implement(problem))) {
+    return chosen;
+  }
+  chosen = select_uncached(problem, cc);
+  cache.insert(key, generation, chosen);
+  return chosen;
+}
+
+namespace {
+
+const KernelInfo* select_uncached(const Problem& problem, int cc) {
   // A measured winner for exactly this problem on this GPU (tilegemm/tune.hpp) beats any rule.
   if (const KernelInfo* tuned = tune::lookup(problem, cc)) return tuned;
   const std::vector<const KernelInfo*> candidates = kernels_for(problem.types(), cc);
@@ -197,6 +288,8 @@ const KernelInfo* select_kernel(const Problem& problem, int cc) {
   }
   return nullptr;
 }
+
+}  // namespace
 
 const KernelInfo* select_kernel(const Problem& problem) {
   constexpr int kAssumedCc = 90;  // without a GPU: rules stay defined, as runtime::sm_count()

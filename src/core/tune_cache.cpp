@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -660,9 +661,20 @@ ActiveTables active_tables() {
   return none;
 }
 
+namespace {
+std::atomic<std::uint64_t>& generation_counter() {
+  static std::atomic<std::uint64_t> counter{0};
+  return counter;
+}
+void bump_generation() { generation_counter().fetch_add(1, std::memory_order_release); }
+}  // namespace
+
+std::uint64_t generation() { return generation_counter().load(std::memory_order_acquire); }
+
 void reload() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  bump_generation();
   s.enabled.reset();
   s.by_device.clear();
   s.forced.reset();
@@ -673,6 +685,7 @@ void reload_for(const FileKey& key) {
                                                 : disabled_tables();
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  bump_generation();
   s.enabled.reset();
   s.by_device.clear();
   s.forced = std::make_shared<const ActiveTables>(std::move(loaded));
@@ -681,6 +694,7 @@ void reload_for(const FileKey& key) {
 void disable_lookup() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  bump_generation();
   s.by_device.clear();
   s.forced = std::make_shared<const ActiveTables>(disabled_tables());
 }
