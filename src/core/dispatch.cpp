@@ -33,6 +33,9 @@ enum class When : std::uint8_t {
   kThinK,            // K <= 64 against at least 2^19 elements of C
   kSkinny,           // min(M, N) <= 32
   kWaveOf128x256,    // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
+  // The same, unless the last wave of 128x256 tiles (1 block per SM) leaves a tenth more of the
+  // GPU idle than that of 128x128 tiles (2 blocks per SM): the SIMT pair's wave tails.
+  kWaveOf128x256FullerThan128,
   kWaves8Of128x256,  // at least 8 waves of 128x256 tiles
   kTilePerSm128,     // at least one 128x128 tile per SM
   kUnderSms128,      // 128x64 tiles fit in one wave (at most half as many 128x128 tiles as SMs)
@@ -66,7 +69,9 @@ struct Rule {
 //  - skinny: the 16x64 split-K tile beat every instance at 16x4096x4096 in both B layouts.
 //  - a wave of 128x256 tiles: the lean mid-step-copy 128x256 instances (BK 16 with row-major B,
 //    BK 8 with column-major B, each the better of the two in its layout), else the tuned 128x256
-//    tile and its any-alignment twin where 16-byte copies do not fit.
+//    tile and its any-alignment twin where 16-byte copies do not fit; unless the 128x128 tile's
+//    last wave fills the GPU better by a tenth (5948x599x333: 0.89 of the slots against 0.53),
+//    which then runs.
 //  - one 128x128 tile per SM: the tuned 128x128 tile (not measured apart in this band).
 //  - long K with few tiles: 128x128 with split-K (a design value: no such shape was measured).
 //  - few 64x64 tiles with row-major B and M <= N: the skinny tile, which copies B 16 bytes at a
@@ -76,9 +81,11 @@ constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kSkinny, BNeeds::kAny, "tuned", 16, 64, 32, true, ""},
-    {When::kWaveOf128x256, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false, "lean_mid"},
-    {When::kWaveOf128x256, BNeeds::kColMajor, "cp_async", 128, 256, 8, false, "lean_mid"},
-    {When::kWaveOf128x256, BNeeds::kAny, "tuned", 128, 256, 8, false, ""},
+    {When::kWaveOf128x256FullerThan128, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false,
+     "lean_mid"},
+    {When::kWaveOf128x256FullerThan128, BNeeds::kColMajor, "cp_async", 128, 256, 8, false,
+     "lean_mid"},
+    {When::kWaveOf128x256FullerThan128, BNeeds::kAny, "tuned", 128, 256, 8, false, ""},
     {When::kTilePerSm128, BNeeds::kAny, "tuned", 128, 128, 8, false, ""},
     {When::kLongKFewTiles, BNeeds::kAny, "tuned", 128, 128, 8, true, ""},
     {When::kFewTiles64MLeN, BNeeds::kRowMajor, "tuned", 16, 64, 32, true, ""},
@@ -123,6 +130,12 @@ std::int64_t tiles(const Problem& p, std::int64_t bm, std::int64_t bn) {
   return ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn);
 }
 
+// The busy share of the slots over the waves `count` tiles take, `slots` tiles per wave.
+double wave_fill(std::int64_t count, std::int64_t slots) {
+  const std::int64_t waves = (count + slots - 1) / slots;
+  return waves == 0 ? 1.0 : static_cast<double>(count) / static_cast<double>(waves * slots);
+}
+
 bool holds(When when, const Problem& p, std::int64_t sms) {
   switch (when) {
     case When::kVector:
@@ -133,6 +146,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 32;
     case When::kWaveOf128x256:
       return 8 * tiles(p, 128, 256) >= 7 * sms;
+    case When::kWaveOf128x256FullerThan128:
+      return holds(When::kWaveOf128x256, p, sms) &&
+             wave_fill(tiles(p, 128, 128), 2 * sms) <= wave_fill(tiles(p, 128, 256), sms) + 0.1;
     case When::kWaves8Of128x256:
       return tiles(p, 128, 256) >= 8 * sms;
     case When::kTilePerSm128:

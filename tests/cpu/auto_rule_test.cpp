@@ -41,6 +41,15 @@ TEST(AutoRule, LargeShapesTakeThe128x256LeanMidTile) {
   EXPECT_EQ(chosen(4096, 4096, 16384, Layout::kColMajor), col_b);
 }
 
+TEST(AutoRule, WaveTailsOf128x256TilesTakeThe128x128Tile) {
+  // 4384x1828: 280 tiles of 128x256 take 3 waves of 132 (0.71 busy), 525 of 128x128 two waves
+  // of 264 (0.99); 5948x599: 0.53 against 0.89. 2744x5528: 0.92 both, 128x256 stays.
+  const std::string large = "tuned_large_128x128x8_w64x32_t8x8_s3";
+  EXPECT_EQ(chosen(4384, 1828, 4728), large);
+  EXPECT_EQ(chosen(5948, 600, 336), large);
+  EXPECT_EQ(chosen(2744, 5528, 4424), "cp_async_128x256x16_w64x64_t8x16_s3_lean_mid");
+}
+
 TEST(AutoRule, BetweenOne128x128TilePerSmAndAWaveOf128x256Tiles) {
   // 1536^2: 144 tiles of 128x128 (>= 132 SMs), 72 of 128x256 (< 7/8 of 132)
   EXPECT_TRUE(starts_with(chosen(1536, 1536, 1536), "tuned_large_128x128x8_"))
