@@ -862,8 +862,9 @@ int raster_group(int tiles_mc) {
       tiles_mc);
 }
 
-// Split-K: where the tiles fill at most half the SMs and K is long, each tile's K is split into
-// enough work units to fill them, each split at least 4 k-tiles (32 at most).
+// Split-K: where the tiles fill at most a third of the SMs and K is long, each tile's K is split
+// into enough work units to fill them (3 to 32), each split at least 4 k-tiles. Two splits did
+// not pay for the second launch (docs/perf-notes.md, rung 18).
 struct SplitPlan {
   int splits;
   int k_tiles_split;
@@ -877,9 +878,9 @@ SplitPlan split_plan(const Problem& q) {
   } else {
     const std::int64_t tiles = ceil_div(q.m, Cfg::BM) * ceil_div(q.n, Cfg::BN);
     const std::int64_t sms = runtime::sm_count();
-    if (2 * tiles > sms) return none;
+    if (3 * tiles > sms) return none;
     const std::int64_t s = std::min<std::int64_t>({sms / tiles, k_tiles / 4, 32});
-    if (s < 2) return none;
+    if (s < 3) return none;
     const std::int64_t per = ceil_div(k_tiles, s);
     return SplitPlan{static_cast<int>(ceil_div(k_tiles, per)), static_cast<int>(per)};
   }
