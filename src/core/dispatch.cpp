@@ -106,7 +106,8 @@ constexpr Rule kSimtRules[] = {
 // tensor map can describe (odd leading dimension, base off 16 bytes), rung 16, which copies them
 // to a 16-byte pitch first, from K = 256 up (below it the copy's launches cost more than they
 // save: perf-notes.md, rung 16; it also copies B transposed for tf32 with A and B both M/N-major,
-// the one mix the wgmma kernel refuses). Elsewhere mma.sync: the larger tile only on many waves of it, the 128x128 tile otherwise.
+// the one mix the wgmma kernel refuses). Elsewhere mma.sync: the larger tile only on many waves
+// of it, the 128x128 tile otherwise.
 // On the H100 development runs perf-notes.md (rung 13) records, 128x256 won at 8192^3 (2048
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
@@ -198,8 +199,8 @@ const KernelInfo* apply_rules(const Rule (&rules)[N], const Problem& p,
   return nullptr;
 }
 
-// auto's choices, cached: the tune lookup and the walk over the rules cost about a microsecond
-// on the host, as much as the kernel of a tiny product. Keyed by everything the choice reads
+// auto's choices, cached: the tune lookup and the walk over the rules run on the host at every
+// call, and a tiny product's call pays for them in full. Keyed by everything the choice reads
 // (the tune key, the leading dimensions, the device and its compute capability), dropped when
 // the tune tables change (tune::generation) and bounded in size; a hit is still asked
 // can_implement.

@@ -165,28 +165,13 @@ Copy pad_plan(const MatrixView<const void*>& x, std::int64_t rows, std::int64_t 
   return sized_copy(x.dtype, row_major ? rows : cols, row_major ? cols : rows, false);
 }
 
-// The problem with each operand that needs it pointing at its copy (at a_copy, b_copy).
-Problem padded_view(const Problem& p, const Copy& ca, const Copy& cb, const void* a_copy,
-                    const void* b_copy) {
-  Problem q = p;
-  if (ca.needed) {
-    q.a.data = a_copy;
-    q.a.ld = ca.pitch;
-  }
-  if (cb.needed) {
-    q.b.data = b_copy;
-    q.b.ld = cb.pitch;
-  }
-  return q;
-}
-
 // Runs `Aligned` on copies of the operands the 16-byte path cannot take; false in `ran` where
 // `Aligned` cannot take the padded problem either (the caller runs its any-alignment path).
 template <class Aligned>
 cudaError_t launch_padded(const Problem& p, int raster_group, cudaStream_t stream, bool& ran) {
   const Copy ca = pad_plan(p.a, p.m, p.k);
   const Copy cb = pad_plan(p.b, p.k, p.n);
-  ran = cp_async::can_implement<Aligned>(padded_view(p, ca, cb, kPadAligned, kPadAligned));
+  ran = cp_async::can_implement<Aligned>(on_copies(p, ca, cb, kPadAligned, kPadAligned));
   if (!ran) return cudaSuccess;
   void* workspace = nullptr;
   if (cudaError_t err = runtime::stream_workspace(ca.bytes + cb.bytes, stream, &workspace);
@@ -207,7 +192,7 @@ cudaError_t launch_padded(const Problem& p, int raster_group, cudaStream_t strea
       return err;
     }
   }
-  return launch_scheduled<Aligned>(padded_view(p, ca, cb, a_copy, b_copy), raster_group,
+  return launch_scheduled<Aligned>(on_copies(p, ca, cb, a_copy, b_copy), raster_group,
                                    Split::kNever, stream);
 }
 

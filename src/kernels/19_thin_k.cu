@@ -3,8 +3,8 @@
 //
 // With K this small a GEMM is a write of C: each element of C costs 2K FLOP and one store, so
 // below K of about 32 (fp32 C) the store stream, not the math, bounds it. The tile kernels lose
-// here (docs/perf-notes.md, "Shapes nobody picked": 3404 x 5730 x 1 ran at 0.21x cuBLAS), since
-// their prologue, a pipeline built for a long K loop and a large-tile epilogue are all overhead.
+// here (docs/perf-notes.md, "Shapes nobody picked" and "Rung 19"), since their prologue, a
+// pipeline built for a long K loop and a large-tile epilogue are all overhead.
 // Idea: a block writes a 64 x 128 tile of C, each warp 8 whole rows of 128 consecutive elements,
 // with A's 64 x K and B's K x 128 slices staged in shared memory as fp32, and nothing else.
 //  - C is made row-major first (a column-major C is computed as its mirror, C^T = B^T A^T).
@@ -160,20 +160,15 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
   }
 }
 
-// The problem as the kernel sees it: C row-major.
-Problem oriented(const Problem& p) {
-  return p.c.layout == Layout::kRowMajor ? p : views::mirrored(p);
-}
-
 bool can_implement_thin_k(const Problem& p) {
-  const Problem q = oriented(p);
+  const Problem q = views::row_major_c(p);
   return q.k <= kMaxK && views::dims_fit_int(q) &&
          views::ceil_div(q.m, BM) <= 65535 && views::ceil_div(q.n, BN) <= 0x7fffffff;
 }
 
 template <class E, class CT>
 cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
-  const Problem q = oriented(p);
+  const Problem q = views::row_major_c(p);
   ThinArgs g{};
   g.m = static_cast<int>(q.m);
   g.n = static_cast<int>(q.n);

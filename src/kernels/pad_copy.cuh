@@ -85,6 +85,24 @@ inline Copy sized_copy(DType dtype, std::int64_t rows, std::int64_t cols, bool t
   return c;
 }
 
+// The problem with each operand that has a copy pointing at it (at a_copy, b_copy; where only
+// alignment matters, kPadAligned): the copy's pitch, and for a transposed copy the other layout.
+inline Problem on_copies(const Problem& p, const Copy& ca, const Copy& cb, const void* a_copy,
+                         const void* b_copy) {
+  Problem q = p;
+  if (ca.needed) {
+    q.a.data = a_copy;
+    q.a.ld = ca.pitch;
+    if (ca.transposed) q.a.layout = views::flipped(q.a.layout);
+  }
+  if (cb.needed) {
+    q.b.data = b_copy;
+    q.b.ld = cb.pitch;
+    if (cb.transposed) q.b.layout = views::flipped(q.b.layout);
+  }
+  return q;
+}
+
 namespace {
 
 template <int kBytes>

@@ -53,6 +53,12 @@ inline Problem mirrored(const Problem& p) {
   return t;
 }
 
+// The problem with a row-major C: itself, or (C column-major) its mirror. The tile kernels that
+// store C row by row run this.
+inline Problem row_major_c(const Problem& p) {
+  return p.c.layout == Layout::kRowMajor ? p : mirrored(p);
+}
+
 // ---- Contiguity ---------------------------------------------------------------------------------
 
 // A tile of A is k-contiguous when A is row-major; a tile of B is k-contiguous when B is

@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 #include "../../core/device_runtime.hpp"
 #include "../families.hpp"
@@ -76,35 +75,16 @@ Copy plan_b_copy(const Problem& q) {
   return sized_copy(q.b.dtype, g.cols, g.rows, true);  // N lines of K
 }
 
-// The oriented problem with each operand that needs it pointing at its padded copy (at `a_copy`,
-// `b_copy`; for can_implement, any 16-byte-aligned addresses).
-Problem padded(const Problem& q, const Copy& ca, const Copy& cb, const void* a_copy,
-               const void* b_copy) {
-  Problem p = q;
-  if (ca.needed) {
-    p.a.data = a_copy;
-    p.a.ld = ca.pitch;
-  }
-  if (cb.needed) {
-    p.b.data = b_copy;
-    p.b.ld = cb.pitch;
-    if (cb.transposed) {
-      p.b.layout = p.b.layout == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor;
-    }
-  }
-  return p;
-}
-
 template <class Cfg>
 bool can_implement_padded(const Problem& problem) {
-  const Problem q = hopper::oriented(problem);
+  const Problem q = views::row_major_c(problem);
   const Copy ca = plan_copy(q.a.dtype, q.a.data, hopper::a_geometry(q), q.a.ld);
   const Copy cb = plan_b_copy(q);
   if (!ca.needed && !cb.needed) return false;  // rung 15 takes it as it is
   // The copies must fit an int64 index and a single workspace; the kernel must take the rest.
   constexpr std::size_t kMaxCopy = std::size_t{1} << 40;
   if (ca.bytes + cb.bytes > kMaxCopy) return false;
-  return hopper::can_implement<Cfg>(padded(q, ca, cb, kPadAligned, kPadAligned));
+  return hopper::can_implement<Cfg>(on_copies(q, ca, cb, kPadAligned, kPadAligned));
 }
 
 cudaError_t copy_if_needed(const Copy& c, DType dtype, const void* src, std::int64_t ld,
@@ -124,13 +104,13 @@ cudaError_t copy_if_needed(const Copy& c, DType dtype, const void* src, std::int
 
 template <class Cfg>
 cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
-  const Problem q = hopper::oriented(problem);
+  const Problem q = views::row_major_c(problem);
   const Copy ca = plan_copy(q.a.dtype, q.a.data, hopper::a_geometry(q), q.a.ld);
   const Copy cb = plan_b_copy(q);
   // One workspace for the copies and, behind them, a split-K launch's partial tiles.
   const std::size_t copies = ca.bytes + cb.bytes;  // each a multiple of 256 bytes
   const std::size_t partials =
-      hopper::split_k_bytes<Cfg>(padded(q, ca, cb, kPadAligned, kPadAligned));
+      hopper::split_k_bytes<Cfg>(on_copies(q, ca, cb, kPadAligned, kPadAligned));
   void* workspace = nullptr;
   if (cudaError_t err = runtime::stream_workspace(copies + partials, stream, &workspace);
       err != cudaSuccess) {
@@ -147,8 +127,8 @@ cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
       err != cudaSuccess) {
     return err;
   }
-  // `padded` keeps the oriented problem's row-major C, so the launcher orients it as it is.
-  return hopper::launch_with<Cfg>(padded(q, ca, cb, a_copy, b_copy), stream, partial);
+  // The copies keep the problem's row-major C, so the launcher runs it as it is.
+  return hopper::launch_with<Cfg>(on_copies(q, ca, cb, a_copy, b_copy), stream, partial);
 }
 
 template <class Cfg>

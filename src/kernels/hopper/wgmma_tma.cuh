@@ -102,8 +102,8 @@ struct Config {
   static_assert(kSmemBytes <= 227 * 1024, "the ring fits the opt-in shared memory");
 
   static std::string tag() {
-    return std::string(TF32_ ? "tf32_" : "") + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
-           std::to_string(BK) + "_s" + std::to_string(STAGES) +
+    return std::string(TF32_ ? "tf32_" : "") + std::to_string(BM) + "x" + std::to_string(BN) +
+           "x" + std::to_string(BK) + "_s" + std::to_string(STAGES) +
            (CLUSTER_ > 1 ? "_c" + std::to_string(CLUSTER_) : std::string()) +
            (TMA_STORE_ ? "_ts" : "");
   }
@@ -726,12 +726,6 @@ __global__ void __launch_bounds__(256) split_k_reduce_kernel(const Params p) {
 
 // ---- Host side ---------------------------------------------------------------------------------
 
-// The problem the kernel runs: C row-major. A column-major C is computed as its mirror,
-// C^T = B^T A^T (n x m, row-major).
-inline Problem oriented(const Problem& p) {
-  return p.c.layout == Layout::kRowMajor ? p : views::mirrored(p);
-}
-
 // How many clusters of a kernel fit on the GPU at once, per device (0: not asked yet).
 struct ClusterCache {
   static constexpr int kDevices = 64;
@@ -791,7 +785,7 @@ KernelRef select_kernel(const Problem& q, bool c_t) {
 }
 
 // How the kernel runs a problem: `q` as the kernel sees it and the instantiation. Normally `q` is
-// the problem oriented to a row-major C. A tf32 problem whose oriented B is N-major runs mirrored
+// the problem with a row-major C (views::row_major_c: a column-major C runs as its mirror). A tf32 problem whose oriented B is N-major runs mirrored
 // once more (C^T = B^T A^T), which makes that B an M-major A read through registers, and the
 // kernel writes its row-major result transposed into the column-major C of the mirror (c_t).
 struct Plan {
@@ -801,7 +795,7 @@ struct Plan {
 };
 template <class Cfg>
 Plan plan(const Problem& problem) {
-  Plan pl{oriented(problem), KernelRef{}, false};
+  Plan pl{views::row_major_c(problem), KernelRef{}, false};
   pl.k = select_kernel<Cfg>(pl.q, false);
   if constexpr (Cfg::kTf32) {
     if (pl.k.fn == nullptr && !views::b_k_contiguous(pl.q)) {
@@ -1062,8 +1056,9 @@ KernelInfo describe(const char* family, int rung, const std::string& summary) {
   k.desc.split_k = Cfg::kCluster == 1;  // split_plan: few tiles and a long K
   k.summary = std::string("wgmma m64n") + std::to_string(Cfg::BN) +
               (Cfg::kTf32 ? "k8 tf32" : "k16 bf16/f16") + ", TMA " +
-              std::to_string(Cfg::STAGES) + "-stage ring, producer + " + std::to_string(Cfg::kConsumers) + " consumer warpgroup" + (Cfg::kConsumers > 1 ? "s, " : ", ") +
-              "persistent, " + summary;
+              std::to_string(Cfg::STAGES) + "-stage ring, producer + " +
+              std::to_string(Cfg::kConsumers) + " consumer warpgroup" +
+              (Cfg::kConsumers > 1 ? "s, " : ", ") + "persistent, " + summary;
   k.can_implement = can_implement<Cfg>;
   k.launch = launch<Cfg>;
   k.device_function = device_function<Cfg>;

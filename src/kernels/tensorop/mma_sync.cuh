@@ -683,12 +683,6 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) mma_sync_kernel(co
 
 // ---- Host side ---------------------------------------------------------------------------------
 
-// The problem the kernel runs: C row-major. A column-major C is computed as its mirror,
-// C^T = B^T A^T (n x m, row-major).
-inline Problem oriented(const Problem& p) {
-  return p.c.layout == Layout::kRowMajor ? p : views::mirrored(p);
-}
-
 using KernelFn = void (*)(Params);
 
 // One instantiation and its once-per-device shared-memory opt-in flag.
@@ -743,7 +737,8 @@ std::vector<GemmTypes> computed_types() {
 // 64-bit, so any leading dimension works.
 template <class C>
 bool can_implement(const Problem& problem) {
-  const Problem p = oriented(problem);  // the grid is laid over the problem the kernel runs
+  // The grid is laid over the problem the kernel runs.
+  const Problem p = views::row_major_c(problem);
   constexpr std::int64_t kMargin = 1024;  // above m0 + BM and t * BK of the last tiles
   if (!views::dims_fit_int(p, kMargin) || !views::linear_tile_grid_fits(p, C::BM, C::BN)) {
     return false;
@@ -786,7 +781,7 @@ Params make_params(const Problem& q) {
 
 template <class C>
 cudaError_t launch(const Problem& p, cudaStream_t stream) {
-  const Problem q = oriented(p);
+  const Problem q = views::row_major_c(p);
   const KernelRef k = select_kernel<C>(q);
   if (k.fn == nullptr) return cudaErrorInvalidValue;
   if (cudaError_t err =
@@ -805,7 +800,7 @@ cudaError_t launch(const Problem& p, cudaStream_t stream) {
 
 template <class C>
 const void* device_function(const Problem& p) {
-  return reinterpret_cast<const void*>(select_kernel<C>(oriented(p)).fn);
+  return reinterpret_cast<const void*>(select_kernel<C>(views::row_major_c(p)).fn);
 }
 
 }  // namespace tilegemm::kernels::mma_sync
