@@ -5,7 +5,7 @@
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
-#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32, and
+#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -372,6 +372,43 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       run_step pad_f32 bench --kernels 'tuned_large*,auto' --layout-a col --layout-b row \
         --layout-c col --pad 1,1,1 --shape 4095x4095x4095 --shape 5948x599x333 \
         --shape 4383x1828x4728 --shape 2744x5527x4425 --format json --output "${TAG}_pad-f32.json"
+      ;;
+    realign)
+      # Rung 20 (the realigning producer): verified in every type, layout mix, beta and pitch
+      # (16-byte, odd, C's too), fuzzed, then timed beside rung 16's copy path and cuBLAS on the
+      # random shapes, the odd-ld targets and a size ladder of odd pitches, to say which wins where.
+      vshapes=()
+      for s in 1x1x1 7x9x13 33x65x17 64x64x64 65x129x200 100x64x256 16x300x1000 300x200x2000 \
+        129x65x1537 31x32x7791 1000x1000x7 8192x9x512 257x263x129; do vshapes+=(--shape "$s"); done
+      for t in bf16:bf16 bf16:f32 f16:f16 f16:f32 tf32:f32; do
+        ab=${t%%:*} c=${t##*:}
+        for lay in "row row row" "col col col" "row col row" "col row col" "row row col"; do
+          read -r la lb lc <<<"$lay"
+          for v in "0 0,0,0" "0.5 1,3,2" "0 1,1,1"; do
+            read -r beta pad <<<"$v"
+            "$TG" verify --kernels 'wgmma*_ra,auto' --dtype "$ab" --dtype-c "$c" --layout-a "$la" \
+              --layout-b "$lb" --layout-c "$lc" --beta "$beta" --pad "$pad" "${vshapes[@]}" \
+              >>"$R/realign_verify.log" 2>&1 || echo "FAIL realign $t $lay beta $beta pad $pad" | tee -a "$summary"
+          done
+        done
+        run_step "realign_fuzz_${ab}_${c}" "$TG" verify --kernels 'wgmma*_ra' --dtype "$ab" \
+          --dtype-c "$c" --fuzz "${REALIGN_FUZZ:-600}" --seed 17
+        tail -2 "$R/realign_fuzz_${ab}_${c}.log" | tee -a "$summary"
+      done
+      grep -c "all passed" "$R/realign_verify.log" | sed 's/^/realign verify runs passed: /' | tee -a "$summary"
+      RA='wgmma_128x128x64_s6_ts_ra,wgmma_64x64x64_s8_ts_ra,wgmma_128x128x64_s6_ts_pad,wgmma_128x64x64_s8_ts_pad,wgmma_128x256x64_s4_ts_pad,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
+      for seed in 7 11; do
+        run_step "realign_random_s$seed" bench --kernels "$RA" --dtype bf16 --random 100 \
+          --seed $seed --max-size 8192 --format json --output "${TAG}_realign-random-bf16-s$seed.json"
+      done
+      ladder=()
+      for s in 255x257x263 511x513x517 1023x1025x1029 2047x2049x2053 4095x4095x4095 \
+        8191x8191x8191 129x8191x8191 8191x129x8191 33x6000x3000; do ladder+=(--shape "$s"); done
+      run_step realign_ladder bench --kernels "$RA" --dtype bf16 "${ladder[@]}" --format json \
+        --output "${TAG}_realign-ladder-bf16.json"
+      run_step realign_ladder_tf32 bench --kernels \
+        'wgmma_tf32_128x128x32_s6_ts_ra,wgmma_tf32_64x64x32_s8_ts_ra,wgmma_tf32_128x128x32_s6_ts_pad,wgmma_tf32_128x64x32_s8_ts_pad,wgmma_tf32_128x256x32_s4_ts_pad,auto' \
+        --dtype tf32 --layout-b col "${ladder[@]}" --format json --output "${TAG}_realign-ladder-tf32.json"
       ;;
     smallm-probe)
       # Small M or N against a large N x K: what cuBLAS launches (kernel names, grids, every

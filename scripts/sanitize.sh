@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every registered kernel under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)
 # at a few small awkward shapes and layouts; fails on any report. Needs a GPU.
-# Usage: [SANITIZE_ARGS="--dtype bf16"] scripts/sanitize.sh [path/to/tilegemm] [kernel-glob]
+# Usage: [SANITIZE_ARGS="--dtype bf16"] [SANITIZE_TOOLS="memcheck racecheck"]
+#        scripts/sanitize.sh [path/to/tilegemm] [kernel-glob]
 set -uo pipefail
 TILEGEMM=${1:-./build/tools/tilegemm/tilegemm}
 GLOB=${2:-*}
@@ -17,7 +18,7 @@ CASES=("1x1x1 0,0,0 0.5" "33x65x17 1,2,3 0.5" "132x68x20 0,0,0 0.5")
 LAYOUTS=("row row row" "col col col" "row col row" "col row col")
 failures=0
 runs=0
-for tool in memcheck racecheck synccheck initcheck; do
+for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
   for case_ in "${CASES[@]}"; do
     read -r shape pad beta <<<"$case_"
     for lay in "${LAYOUTS[@]}"; do

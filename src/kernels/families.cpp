@@ -20,6 +20,7 @@ void register_all_families(Registry& r) {
   register_wgmma_tma_store(r);
   register_wgmma_padded(r);
   register_wgmma_skinny(r);
+  register_wgmma_realign(r);
 #endif
   register_gemv(r);
   register_thin_k(r);

@@ -23,6 +23,7 @@ void register_wgmma(Registry& r);             // hopper/14_wgmma_tma.cu (built f
 void register_wgmma_tma_store(Registry& r);   // hopper/15_wgmma_tma_store.cu (sm_90a only)
 void register_wgmma_padded(Registry& r);      // hopper/16_wgmma_padded.cu (sm_90a only)
 void register_wgmma_skinny(Registry& r);      // hopper/18_wgmma_skinny.cu (sm_90a only)
+void register_wgmma_realign(Registry& r);     // hopper/20_wgmma_realign.cu (sm_90a only)
 #endif
 
 #if defined(TILEGEMM_WITH_CUTE)

@@ -67,8 +67,12 @@ struct Tf32 {
 ///                     are exact (rung 15); otherwise straight from the registers
 /// @tparam CONSUMERS_  consumer warpgroups, 64 rows of C each: 2 (BM = 128), or 1 (BM = 64)
 ///                     for a deeper ring and more tiles on small M or N (rung 18)
+/// @tparam REALIGN_    the producer warpgroup's 128 threads load A and B with element loads at
+///                     any alignment and write them into the swizzled ring themselves, instead
+///                     of one thread issuing TMA copies (rung 20: operands no tensor map can
+///                     describe, without a copy pass)
 template <int BN_, int STAGES_, bool TF32_, int CLUSTER_ = 1, bool TMA_STORE_ = false,
-          int CONSUMERS_ = 2>
+          int CONSUMERS_ = 2, bool REALIGN_ = false>
 struct Config {
   static constexpr int kConsumers = CONSUMERS_;
   static constexpr int BM = 64 * kConsumers;
@@ -95,17 +99,23 @@ struct Config {
   // tiles need (two consumers: 128 x 40 + 256 x 232 = 64512 <= 65536).
   static constexpr int kProducerRegs = 40;
   static constexpr int kConsumerRegs = 232;
+  // A realigning producer runs real loops with loads in flight, more than 40 registers hold: its
+  // instances keep the compiled allocation for every warpgroup (BN <= 128 needs no more).
+  static constexpr bool kRealign = REALIGN_;
+  static constexpr bool kSetMaxNReg = !REALIGN_;
   static_assert(BN == 64 || BN == 128 || BN == 256, "one wgmma of N = BN per consumer and k-step");
   static_assert(CLUSTER_ == 1 || CLUSTER_ == 2, "pairs of CTAs along M at most");
   static_assert(CLUSTER_ == 1 || BN >= 128, "each CTA of a pair loads whole 64-wide B chunks");
   static_assert(CONSUMERS_ == 1 || CONSUMERS_ == 2, "one or two consumer warpgroups");
   static_assert(kSmemBytes <= 227 * 1024, "the ring fits the opt-in shared memory");
+  static_assert(!REALIGN_ || (CLUSTER_ == 1 && BN <= 128),
+                "a realigning producer: no multicast, accumulators within the compiled registers");
 
   static std::string tag() {
     return std::string(TF32_ ? "tf32_" : "") + std::to_string(BM) + "x" + std::to_string(BN) +
            "x" + std::to_string(BK) + "_s" + std::to_string(STAGES) +
            (CLUSTER_ > 1 ? "_c" + std::to_string(CLUSTER_) : std::string()) +
-           (TMA_STORE_ ? "_ts" : "");
+           (TMA_STORE_ ? "_ts" : "") + (REALIGN_ ? "_ra" : "");
   }
   static TileConfig tile_config() {
     TileConfig t;
@@ -146,6 +156,10 @@ struct Params {
   float* partial;
   std::int64_t partial_ld;
   int c_t_reduce;  // the second kernel writes C transposed (the C_T problems)
+  // The realigning producer (Config::kRealign) reads A and B through these instead of the maps.
+  const void* a;
+  const void* b;
+  std::int64_t lda, ldb;
 };
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
@@ -297,6 +311,94 @@ __host__ __device__ constexpr std::uint64_t smem_desc(std::uint32_t addr, std::u
          (static_cast<std::uint64_t>((sbo & 0x3FFFF) >> 4) << 32) | (std::uint64_t{1} << 62);
 }
 
+// ---- The realigning producer (rung 20) ----------------------------------------------------------
+
+#if TILEGEMM_WGMMA_DEVICE
+/// One operand tile of a stage, written by the producer warpgroup's four warps into the same
+/// 128-byte-swizzled layout the TMA boxes produce. The tile is a set of 128-byte shared rows
+/// ("segments"), each a run of consecutive elements of one global line (a row of a K-major
+/// operand: BK elements of K; or one 64-element (tf32: 32) chunk of an M/N-major k-line). A warp
+/// copies a whole segment, lane l taking elements l and l + 32 (tf32: l), so each load
+/// instruction reads consecutive addresses whatever the alignment of the line.
+///  - K-major (lines = the XT rows or columns of the tile, from x0): a line past the extent is
+///    skipped: its stale row feeds only accumulator rows (columns) that are never stored, as
+///    with the short TMA boxes. Elements past K are written as zero.
+///  - M/N-major (lines = the BK k-lines from k0): every element past K or past the extent is
+///    written as zero, so the zero padding of K holds in both operands.
+/// The loads are latency-bound (a few bytes each): kBatch segments' loads are issued before
+/// their stores, and the stores are plain C++ stores through a shared-memory pointer, so the
+/// compiler may move the next batch's loads above them.
+template <class E, bool K_MAJOR, int XT, int BK>
+__device__ __forceinline__ void realign_tile(const unsigned char* base, std::int64_t ld, int x0,
+                                             int x_ext, int k0, int k_ext, unsigned char* dst,
+                                             int warp, int lane) {
+  constexpr int ES = E::kBytes;
+  constexpr int kMn = 128 / ES;                  // elements of a segment
+  constexpr int kSegs = XT * BK * ES / 128;      // 128-byte rows of the tile
+  constexpr int kPer = kMn / 32;                 // elements per lane: 2 (16-bit) or 1 (tf32)
+  constexpr int kBatch = 16;                     // segments in flight per warp
+  static_assert(kSegs % (4 * kBatch) == 0, "whole batches for the four warps");
+#pragma unroll 1
+  for (int s0 = warp * kBatch; s0 < kSegs; s0 += 4 * kBatch) {
+    std::uint32_t v[kBatch][kPer];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int seg = s0 + b;
+      int line, p0, pos_ext;
+      bool line_ok;
+      if constexpr (K_MAJOR) {
+        line = x0 + seg;
+        p0 = k0;
+        pos_ext = k_ext;
+        line_ok = line < x_ext;
+      } else {
+        line = k0 + seg % BK;
+        p0 = x0 + seg / BK * kMn;
+        pos_ext = x_ext;
+        line_ok = line < k_ext;
+      }
+      const unsigned char* g = base + (static_cast<std::int64_t>(line) * ld + p0) * ES;
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) {
+        const int e = lane + 32 * j;
+        const bool ok = line_ok && p0 + e < pos_ext;
+        if constexpr (ES == 2) {
+          v[b][j] = ok ? __ldg(reinterpret_cast<const unsigned short*>(g) + e) : 0u;
+        } else {
+          // tf32: rounded to nearest (ties away from zero), as the mma.sync rung does.
+          std::uint32_t t = 0;
+          if (ok) {
+            asm("cvt.rna.tf32.f32 %0, %1;\n"
+                : "=r"(t)
+                : "f"(__ldg(reinterpret_cast<const float*>(g) + e)));
+          }
+          v[b][j] = t;
+        }
+      }
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int seg = s0 + b;
+      if constexpr (K_MAJOR) {
+        if (x0 + seg >= x_ext) continue;
+      }
+      const int off = K_MAJOR ? seg * 128 : seg / BK * BK * 128 + seg % BK * 128;
+      const int swz = (off >> 7) & 7;
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) {
+        const int byte = (lane + 32 * j) * ES;
+        unsigned char* at = dst + off + ((((byte >> 4) ^ swz) << 4) | (byte & 15));
+        if constexpr (ES == 2) {
+          *reinterpret_cast<std::uint16_t*>(at) = static_cast<std::uint16_t>(v[b][j]);
+        } else {
+          *reinterpret_cast<std::uint32_t*>(at) = v[b][j];
+        }
+      }
+    }
+  }
+}
+#endif  // TILEGEMM_WGMMA_DEVICE
+
 // ---- The kernel --------------------------------------------------------------------------------
 
 /// C = alpha * A B + beta * C on the tensor cores, one warpgroup loading, two computing.
@@ -344,7 +446,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(full0 + 8 * s, 1);
+      // TMA: one arrival (with the bytes expected); realigned: every producer thread's.
+      mbar_init(full0 + 8 * s, Cfg::kRealign ? 128 : 1);
       // A stage's B tile is written into every CTA of the cluster: it is free again only when
       // the consumers of all of them are done with it.
       mbar_init(empty0 + 8 * s, Cfg::kConsumers * CL);
@@ -380,8 +483,37 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     return int2{(tc.m * CL + rank) * BM, tc.n * BN};
   };
   if (wg == 0) {
+    if constexpr (Cfg::kRealign) {
+      // ---- Realigning producer: all 128 threads load each stage with element loads, make
+      // their shared-memory writes visible to the async proxy the wgmmas read through, and
+      // arrive. ----
+      const auto* a_base = static_cast<const unsigned char*>(p.a);
+      const auto* b_base = static_cast<const unsigned char*>(p.b);
+      unsigned char* const ring_ptr = smem_raw + (ring - smem_addr(smem_raw));
+      int stage = 0;
+      std::uint32_t phase = 0;
+      for (int unit = cluster_id; unit < units; unit += clusters) {
+        const int2 origin = tile_origin(unit % tiles);
+        const int2 kr = k_range(unit);
+        for (int kt = kr.x; kt < kr.y; ++kt) {
+          mbar_wait(empty0 + 8 * stage, phase ^ 1u);
+          unsigned char* const a_dst = ring_ptr + stage * Cfg::kStageBytes;
+          realign_tile<E, A_K, BM, BK>(a_base, p.lda, origin.x, p.m, kt * BK, p.k, a_dst,
+                                       tid / 32, tid % 32);
+          realign_tile<E, B_K, BN, BK>(b_base, p.ldb, origin.y, p.n, kt * BK, p.k,
+                                       a_dst + Cfg::kATileBytes, tid / 32, tid % 32);
+          fence_proxy_async_smem();
+          mbar_arrive(full0 + 8 * stage);
+          if (++stage == STAGES) {
+            stage = 0;
+            phase ^= 1u;
+          }
+        }
+      }
+      return;
+    }
     // ---- Producer: one thread walks the CTA's tiles and K, keeping the ring full ----
-    setmaxnreg_dec<Cfg::kProducerRegs>();
+    if constexpr (Cfg::kSetMaxNReg) setmaxnreg_dec<Cfg::kProducerRegs>();
     if (tid == 0) {
       prefetch_tensor_map(&tma_a);
       prefetch_tensor_map(&tma_b);
@@ -445,7 +577,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
 
   // ---- Consumers: warpgroup wg - 1 computes rows 64 (wg - 1) .. + 63 of each tile ----
-  setmaxnreg_inc<Cfg::kConsumerRegs>();
+  if constexpr (Cfg::kSetMaxNReg) setmaxnreg_inc<Cfg::kConsumerRegs>();
   const int cw = wg - 1;
   // This consumer's 64 rows of A: 64 K-major rows, or M-major chunk cw (both 8 KiB in).
   const std::uint32_t a_off =
@@ -840,10 +972,14 @@ bool can_implement(const Problem& problem) {
   if (!views::dims_fit_int(q, kMargin) || !views::linear_tile_grid_fits(q, Cfg::BM, Cfg::BN)) {
     return false;
   }
-  const OperandGeometry ga = a_geometry(q);
-  const OperandGeometry gb = b_geometry(q);
-  return tensor_map_describable(q.a.dtype, q.a.data, ga.rows, ga.cols, q.a.ld) &&
-         tensor_map_describable(q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld);
+  if constexpr (Cfg::kRealign) {
+    return true;  // element loads: any leading dimension, any element-aligned base
+  } else {
+    const OperandGeometry ga = a_geometry(q);
+    const OperandGeometry gb = b_geometry(q);
+    return tensor_map_describable(q.a.dtype, q.a.data, ga.rows, ga.cols, q.a.ld) &&
+           tensor_map_describable(q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld);
+  }
 }
 
 // Rows of cluster tiles per raster group, so that a wave of tiles covers a square: about the
@@ -915,19 +1051,26 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   const int b_rows = k.b_k && Cfg::kCluster == 1 && q.n < Cfg::BN
                          ? static_cast<int>(views::round_up(q.n, 8))
                          : Cfg::BN / Cfg::kCluster;
-  const OperandGeometry ga = a_geometry(q);
-  const OperandGeometry gb = b_geometry(q);
-  if (cudaError_t err = make_tensor_map(&ma, q.a.dtype, q.a.data, ga.rows, ga.cols, q.a.ld,
-                                        k.a_k ? a_rows : Cfg::BK, k.a_k ? Cfg::BK : kMnChunk);
-      err != cudaSuccess) {
-    return err;
-  }
-  if (cudaError_t err = make_tensor_map(&mb, q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld,
-                                        k.b_k ? b_rows : Cfg::BK, k.b_k ? Cfg::BK : kMnChunk);
-      err != cudaSuccess) {
-    return err;
-  }
   Params prm{};
+  if constexpr (Cfg::kRealign) {
+    prm.a = q.a.data;
+    prm.lda = q.a.ld;
+    prm.b = q.b.data;
+    prm.ldb = q.b.ld;
+  } else {
+    const OperandGeometry ga = a_geometry(q);
+    const OperandGeometry gb = b_geometry(q);
+    if (cudaError_t err = make_tensor_map(&ma, q.a.dtype, q.a.data, ga.rows, ga.cols, q.a.ld,
+                                          k.a_k ? a_rows : Cfg::BK, k.a_k ? Cfg::BK : kMnChunk);
+        err != cudaSuccess) {
+      return err;
+    }
+    if (cudaError_t err = make_tensor_map(&mb, q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld,
+                                          k.b_k ? b_rows : Cfg::BK, k.b_k ? Cfg::BK : kMnChunk);
+        err != cudaSuccess) {
+      return err;
+    }
+  }
   prm.m = static_cast<int>(q.m);
   prm.n = static_cast<int>(q.n);
   prm.k = static_cast<int>(q.k);
@@ -1048,14 +1191,16 @@ KernelInfo describe(const char* family, int rung, const std::string& summary) {
   k.desc.op_class = OpClass::kWgmma;
   k.desc.types = computed_types<Cfg>();
   k.desc.accumulator = DType::kF32;
-  k.desc.align_a = 16 / Cfg::kElemBytes;  // tensor maps: 16-byte base and pitch
-  k.desc.align_b = 16 / Cfg::kElemBytes;
+  // Tensor maps: 16-byte base and pitch; the realigning producer: any element-aligned operand.
+  k.desc.align_a = Cfg::kRealign ? 1 : 16 / Cfg::kElemBytes;
+  k.desc.align_b = Cfg::kRealign ? 1 : 16 / Cfg::kElemBytes;
   k.desc.align_c = 1;
   k.desc.min_cc = 90;  // sm_90a code: Hopper only
   k.desc.max_cc = 90;
   k.desc.split_k = Cfg::kCluster == 1;  // split_plan: few tiles and a long K
   k.summary = std::string("wgmma m64n") + std::to_string(Cfg::BN) +
-              (Cfg::kTf32 ? "k8 tf32" : "k16 bf16/f16") + ", TMA " +
+              (Cfg::kTf32 ? "k8 tf32" : "k16 bf16/f16") +
+              (Cfg::kRealign ? ", element loads realigned into a " : ", TMA ") +
               std::to_string(Cfg::STAGES) + "-stage ring, producer + " +
               std::to_string(Cfg::kConsumers) + " consumer warpgroup" +
               (Cfg::kConsumers > 1 ? "s, " : ", ") + "persistent, " + summary;
