@@ -5,7 +5,7 @@
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
-#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign, and
+#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -280,6 +280,24 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           | tee -a "$summary"
       done
       ;;
+    random-seeds)
+      # bench --random 100 on seeds 7, 11 and 3 in f32 and bf16, auto beside cuBLAS: by the rules
+      # alone (rules) and with the tune cache the `tune` step wrote (tuned; run `tune` first).
+      for ab in ${RANDOM_TYPES:-bf16 f32}; do
+        for seed in ${RANDOM_SEEDS:-7 11 3}; do
+          for mode in rules tuned; do
+            if [ $mode = rules ]; then env_set="TILEGEMM_TUNE_CACHE=off"; else
+              env_set="TILEGEMM_TUNE_CACHE=on TILEGEMM_CACHE_DIR=$(cd "$R" && pwd)/tunecache"; fi
+            [ $mode = tuned ] && [ ! -d "$R/tunecache" ] && continue
+            run_step "random_${mode}_${ab}_s$seed" env $env_set bash -c "cd '$R' && '$TG' bench \
+              $TIMING --kernels auto --dtype $ab --random 100 --seed $seed --max-size 8192 \
+              --format json --output '${TAG}_random-${mode}-${ab}-s$seed.json'"
+            python3 scripts/random_summary.py --worst 0 \
+              "$R/${TAG}_random-${mode}-${ab}-s$seed.json" | tee -a "$summary"
+          done
+        done
+      done
+      ;;
     skinny)
       # Small M or N against a large N x K (rung 18 beside the other wgmma tiles, auto and cuBLAS):
       # M = 16..256 at N = K = 8192 and the mirrored shapes, in bf16 and tf32, plus shapes with
@@ -396,7 +414,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         tail -2 "$R/realign_fuzz_${ab}_${c}.log" | tee -a "$summary"
       done
       grep -c "all passed" "$R/realign_verify.log" | sed 's/^/realign verify runs passed: /' | tee -a "$summary"
-      RA='wgmma_128x128x64_s6_ts_ra,wgmma_64x64x64_s8_ts_ra,wgmma_128x128x64_s6_ts_pad,wgmma_128x64x64_s8_ts_pad,wgmma_128x256x64_s4_ts_pad,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
+      RA='wgmma_128x128x64_s5_ts_ra,wgmma_64x64x64_s10_ts_ra,wgmma_128x128x64_s6_ts_pad,wgmma_128x64x64_s8_ts_pad,wgmma_128x256x64_s4_ts_pad,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
       for seed in 7 11; do
         run_step "realign_random_s$seed" bench --kernels "$RA" --dtype bf16 --random 100 \
           --seed $seed --max-size 8192 --format json --output "${TAG}_realign-random-bf16-s$seed.json"
@@ -407,7 +425,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       run_step realign_ladder bench --kernels "$RA" --dtype bf16 "${ladder[@]}" --format json \
         --output "${TAG}_realign-ladder-bf16.json"
       run_step realign_ladder_tf32 bench --kernels \
-        'wgmma_tf32_128x128x32_s6_ts_ra,wgmma_tf32_64x64x32_s8_ts_ra,wgmma_tf32_128x128x32_s6_ts_pad,wgmma_tf32_128x64x32_s8_ts_pad,wgmma_tf32_128x256x32_s4_ts_pad,auto' \
+        'wgmma_tf32_128x128x32_s5_ts_ra,wgmma_tf32_64x64x32_s10_ts_ra,wgmma_tf32_128x128x32_s6_ts_pad,wgmma_tf32_128x64x32_s8_ts_pad,wgmma_tf32_128x256x32_s4_ts_pad,auto' \
         --dtype tf32 --layout-b col "${ladder[@]}" --format json --output "${TAG}_realign-ladder-tf32.json"
       ;;
     smallm-probe)

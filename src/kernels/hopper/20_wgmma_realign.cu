@@ -31,13 +31,13 @@ void register_wgmma_realign(Registry& r) {
   const char* kT =
       "any leading dimension and element-aligned base, A/B row/col, col/col, row/row (M/N-major "
       "tf32 through registers)";
-  r.push_back(hopper::describe<Config<128, 6, k16Bit, kNoCluster, kTmaStore, kTwo, kRealign>>(
+  r.push_back(hopper::describe<Config<128, 5, k16Bit, kNoCluster, kTmaStore, kTwo, kRealign>>(
       "wgmma_realign", 20, k16));
-  r.push_back(hopper::describe<Config<64, 8, k16Bit, kNoCluster, kTmaStore, kOne, kRealign>>(
+  r.push_back(hopper::describe<Config<64, 10, k16Bit, kNoCluster, kTmaStore, kOne, kRealign>>(
       "wgmma_realign", 20, k16));
-  r.push_back(hopper::describe<Config<128, 6, kTf32, kNoCluster, kTmaStore, kTwo, kRealign>>(
+  r.push_back(hopper::describe<Config<128, 5, kTf32, kNoCluster, kTmaStore, kTwo, kRealign>>(
       "wgmma_realign", 20, kT));
-  r.push_back(hopper::describe<Config<64, 8, kTf32, kNoCluster, kTmaStore, kOne, kRealign>>(
+  r.push_back(hopper::describe<Config<64, 10, kTf32, kNoCluster, kTmaStore, kOne, kRealign>>(
       "wgmma_realign", 20, kT));
 }
 

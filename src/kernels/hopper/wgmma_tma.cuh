@@ -83,8 +83,12 @@ struct Config {
   static constexpr int BK = kRowBytes / kElemBytes;  // 64 (16-bit) or 32 (tf32)
   static constexpr int STAGES = STAGES_;
   static constexpr int kThreads = 128 * (1 + kConsumers);  // producer warpgroup + consumers
-  static constexpr int kATileBytes = BM * BK * kElemBytes;
-  static constexpr int kBTileBytes = BN * BK * kElemBytes;
+  // An operand's region of a stage. The realigning producer (rung 20) first copies each line's
+  // raw span there (a row of 128 bytes of K takes 144, one more 16-byte chunk) and then rewrites
+  // the region's start in place with the swizzled tile the wgmmas read.
+  static constexpr int kRegionRowBytes = REALIGN_ ? kRowBytes + 16 : kRowBytes;
+  static constexpr int kATileBytes = BM * kRegionRowBytes;
+  static constexpr int kBTileBytes = BN * kRegionRowBytes;
   static constexpr int kStageBytes = kATileBytes + kBTileBytes;
   static constexpr int kCluster = CLUSTER_;
   static constexpr bool kTmaStore = TMA_STORE_;
@@ -92,7 +96,7 @@ struct Config {
   // box each, 128-byte swizzled), written while the other one is being stored.
   static constexpr int kEpiBufBytes = 64 * kRowBytes;
   static constexpr int kEpiBytes = TMA_STORE_ ? kConsumers * 2 * kEpiBufBytes : 0;
-  // The ring and the staging, plus 1 KiB to align them to the 1024-byte swizzle atom (dynamic
+  // The ring and the epilogue's staging, plus 1 KiB to align them to the 1024-byte swizzle atom (dynamic
   // shared memory is only 16-byte aligned); the mbarriers are static shared memory.
   static constexpr int kSmemBytes = STAGES * kStageBytes + kEpiBytes + 1024;
   // Registers after setmaxnreg: the producer gives up what the consumers' 64 x BN accumulator
@@ -110,6 +114,7 @@ struct Config {
   static_assert(kSmemBytes <= 227 * 1024, "the ring fits the opt-in shared memory");
   static_assert(!REALIGN_ || (CLUSTER_ == 1 && BN <= 128),
                 "a realigning producer: no multicast, accumulators within the compiled registers");
+  static_assert(kATileBytes % 1024 == 0, "B's region starts on a swizzle atom");
 
   static std::string tag() {
     return std::string(TF32_ ? "tf32_" : "") + std::to_string(BM) + "x" + std::to_string(BN) +
@@ -314,89 +319,238 @@ __host__ __device__ constexpr std::uint64_t smem_desc(std::uint32_t addr, std::u
 // ---- The realigning producer (rung 20) ----------------------------------------------------------
 
 #if TILEGEMM_WGMMA_DEVICE
-/// One operand tile of a stage, written by the producer warpgroup's four warps into the same
-/// 128-byte-swizzled layout the TMA boxes produce. The tile is a set of 128-byte shared rows
-/// ("segments"), each a run of consecutive elements of one global line (a row of a K-major
-/// operand: BK elements of K; or one 64-element (tf32: 32) chunk of an M/N-major k-line). A warp
-/// copies a whole segment, lane l taking elements l and l + 32 (tf32: l), so each load
-/// instruction reads consecutive addresses whatever the alignment of the line.
-///  - K-major (lines = the XT rows or columns of the tile, from x0): a line past the extent is
-///    skipped: its stale row feeds only accumulator rows (columns) that are never stored, as
-///    with the short TMA boxes. Elements past K are written as zero.
-///  - M/N-major (lines = the BK k-lines from k0): every element past K or past the extent is
-///    written as zero, so the zero padding of K holds in both operands.
-/// The loads are latency-bound (a few bytes each): kBatch segments' loads are issued before
-/// their stores, and the stores are plain C++ stores through a shared-memory pointer, so the
-/// compiler may move the next batch's loads above them.
+// 16 bytes global -> shared, of which the first `src_bytes` (0..16) are read and the rest written
+// as zero; src must be 16-byte aligned (and valid even when src_bytes is 0).
+__device__ __forceinline__ void cp_async_16_zfill(std::uint32_t dst, const void* src,
+                                                  int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int PENDING>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+}
+
+/// One operand's stage tile as the realigning producer sees it: kLines global lines of kRunBytes
+/// consecutive bytes each (K-major: the XT rows or columns of the tile, 128 bytes of K each;
+/// M/N-major: the BK k-lines, XT elements each). A line starting `delta` bytes past a 16-byte
+/// boundary goes through the operand's region of a ring stage twice:
+///  1. copy(): its raw span, the 16-byte-aligned chunks covering it (one more than the run),
+///     global -> the region with 16-byte cp.async, a row of kRowBytes per line. Asynchronous: the
+///     producer keeps the copies of several stages in flight, as TMA would, where plain loads
+///     through registers stall on each one. Bytes past the line's extent are zero-filled
+///     (cp.async's src-size), so nothing past the matrix is read.
+///  2. read() then, after every producer thread has read (a barrier), write(): each 16-byte output
+///     chunk built from the two raw chunks under it, shifted by delta (selects and a funnel
+///     shift), and written back into the same region where a TMA box would have put it, in the
+///     128-byte swizzled layout the wgmmas read (tf32 rounded on the way).
+/// Thread t keeps output chunk j = t % kOutChunks (and raw chunk j; the line's last thread also
+/// raw chunk kOutChunks) of lines t / kOutChunks + kLinesPerPass n. Those lines lie a multiple
+/// of 16 bytes apart in memory, so the thread's delta and clipping are worked out once per
+/// stage, and each line costs a pointer step.
+/// The one chunk that would start before the line's first element (the line starts the tile,
+/// p0 = 0, and delta > 0) is not copied: read() loads its elements one by one instead, so no
+/// byte outside the matrix's lines is ever read. Rows of a K-major tile past M (N) are not
+/// written (their rows feed only accumulator rows that are never stored, as with the short TMA
+/// boxes); k-lines of an M/N-major tile past K are written as zero, so K's zero padding holds.
 template <class E, bool K_MAJOR, int XT, int BK>
-__device__ __forceinline__ void realign_tile(const unsigned char* base, std::int64_t ld, int x0,
-                                             int x_ext, int k0, int k_ext, unsigned char* dst,
-                                             int warp, int lane) {
-  constexpr int ES = E::kBytes;
-  constexpr int kMn = 128 / ES;                  // elements of a segment
-  constexpr int kSegs = XT * BK * ES / 128;      // 128-byte rows of the tile
-  constexpr int kPer = kMn / 32;                 // elements per lane: 2 (16-bit) or 1 (tf32)
-  constexpr int kBatch = 16;                     // segments in flight per warp
-  static_assert(kSegs % (4 * kBatch) == 0, "whole batches for the four warps");
-#pragma unroll 1
-  for (int s0 = warp * kBatch; s0 < kSegs; s0 += 4 * kBatch) {
-    std::uint32_t v[kBatch][kPer];
+struct RealignOperand {
+  static constexpr int ES = E::kBytes;
+  static constexpr int kLines = K_MAJOR ? XT : BK;
+  static constexpr int kRunBytes = K_MAJOR ? BK * ES : XT * ES;
+  static constexpr int kRowBytes = kRunBytes + 16;  // a raw row: the line's span
+  static constexpr int kOutChunks = kRunBytes / 16;
+  static constexpr int kLinesPerPass = 128 / kOutChunks;
+  static constexpr int kPasses = kLines / kLinesPerPass;
+  static_assert(kLines * kRowBytes <= XT * 144, "the raw rows fit the operand's region");
+  static_assert(128 % kOutChunks == 0 && kLines % kLinesPerPass == 0 &&
+                    (kLinesPerPass * ES) % 16 == 0,
+                "whole passes; a thread's lines a multiple of 16 bytes apart");
+
+  // What a thread keeps for the whole kernel: its output chunk j, its first line i0 of every
+  // tile, that line's address in a tile at (0, 0), the bytes between lines, and delta, which is
+  // the same in every tile (tiles start 64 (tf32: 32) elements and BK lines apart).
+  struct Thread {
+    const unsigned char* gt;  // the thread's first line of the tile at (0, 0)
+    const void* none;         // a valid, aligned address for copies that read nothing
+    std::int64_t line_bytes;  // ld in bytes
+    int i0, j, delta;
+  };
+  __device__ __forceinline__ static Thread thread(const unsigned char* base, std::int64_t ld,
+                                                  int tid) {
+    Thread T;
+    T.i0 = tid / kOutChunks;
+    T.j = tid % kOutChunks;
+    T.line_bytes = ld * ES;
+    T.gt = base + T.i0 * T.line_bytes;
+    // A chunk with nothing to read still needs a valid, aligned address: the 16 bytes that
+    // hold the matrix's first element.
+    T.none = reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(base) &
+                                           ~static_cast<std::uintptr_t>(15));
+    T.delta = static_cast<int>(reinterpret_cast<std::uintptr_t>(T.gt) & 15u);
+    return T;
+  }
+
+  // The thread's lines of the tile at (x0, k0): where the first starts, the step between them,
+  // and the clipping of its chunks.
+  struct Lines {
+    const unsigned char* g;  // the tile's first element of the thread's first line
+    std::int64_t step;       // bytes from one of the thread's lines to the next
+    int first, ext;          // the first line's index in the matrix, and the line extent
+    int bytes_j, bytes_last;  // bytes of raw chunks j and kOutChunks inside the line's extent
+    bool front;              // chunk j = 0 would start before the line: element loads instead
+    __device__ __forceinline__ bool ok(int n) const { return first + n * kLinesPerPass < ext; }
+  };
+  __device__ __forceinline__ static Lines lines(const Thread& T, int x0, int x_ext, int k0,
+                                                int k_ext) {
+    const int line0 = K_MAJOR ? x0 : k0;  // the tile's first line
+    const int p0 = K_MAJOR ? k0 : x0;
+    const int pos_ext = K_MAJOR ? k_ext : x_ext;
+    Lines L;
+    L.g = T.gt + line0 * T.line_bytes + p0 * ES;
+    L.step = kLinesPerPass * T.line_bytes;
+    L.first = line0 + T.i0;
+    L.ext = K_MAJOR ? x_ext : k_ext;
+    const int run_left = (pos_ext - p0) * ES + T.delta;  // raw-span bytes up to the line's end
+    L.bytes_j = min(max(run_left - 16 * T.j, 0), 16);
+    L.bytes_last = min(max(run_left - 16 * kOutChunks, 0), 16);
+    L.front = T.j == 0 && T.delta != 0 && p0 == 0;
+    return L;
+  }
+
+  __device__ __forceinline__ static void copy(const Thread& T, int x0, int x_ext, int k0,
+                                              int k_ext, std::uint32_t region) {
+    const Lines L = lines(T, x0, x_ext, k0, k_ext);
+    const bool last = T.j == kOutChunks - 1 && T.delta != 0;  // the span's extra chunk
+    const unsigned char* chunk = L.g - T.delta + 16 * T.j;
+    std::uint32_t dst = region + static_cast<std::uint32_t>(T.i0 * kRowBytes + 16 * T.j);
+    // Lines past the extent are zero-filled: predicates on the byte counts, no branches, so the
+    // copies of every pass issue back to back.
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-      const int seg = s0 + b;
-      int line, p0, pos_ext;
-      bool line_ok;
-      if constexpr (K_MAJOR) {
-        line = x0 + seg;
-        p0 = k0;
-        pos_ext = k_ext;
-        line_ok = line < x_ext;
-      } else {
-        line = k0 + seg % BK;
-        p0 = x0 + seg / BK * kMn;
-        pos_ext = x_ext;
-        line_ok = line < k_ext;
-      }
-      const unsigned char* g = base + (static_cast<std::int64_t>(line) * ld + p0) * ES;
+    for (int n = 0; n < kPasses; ++n) {
+      const int bj = L.ok(n) ? L.bytes_j : 0;
+      const int bl = L.ok(n) ? L.bytes_last : 0;
+      if (!L.front) cp_async_16_zfill(dst, bj > 0 ? chunk : T.none, bj);
+      if (last) cp_async_16_zfill(dst + 16, bl > 0 ? chunk + 16 : T.none, bl);
+      chunk += L.step;
+      dst += kLinesPerPass * kRowBytes;
+    }
+  }
+
+  // The thread's output chunks, one per pass.
+  struct Out {
+    std::uint32_t o[kPasses][4];
+  };
+
+  __device__ __forceinline__ static void read(const Thread& T, int x0, int x_ext, int k0,
+                                              int k_ext, const unsigned char* region, Out& out) {
+    const Lines L = lines(T, x0, x_ext, k0, k_ext);
+    if (L.front) {
+      // The line's first elements, one by one (the chunk under them starts before the line;
+      // p0 = 0, so the elements to read are those below the extent).
+      const int elems = K_MAJOR ? k_ext : x_ext;
+      const unsigned char* g = L.g;
 #pragma unroll
-      for (int j = 0; j < kPer; ++j) {
-        const int e = lane + 32 * j;
-        const bool ok = line_ok && p0 + e < pos_ext;
-        if constexpr (ES == 2) {
-          v[b][j] = ok ? __ldg(reinterpret_cast<const unsigned short*>(g) + e) : 0u;
-        } else {
-          // tf32: rounded to nearest (ties away from zero), as the mma.sync rung does.
-          std::uint32_t t = 0;
-          if (ok) {
-            asm("cvt.rna.tf32.f32 %0, %1;\n"
-                : "=r"(t)
-                : "f"(__ldg(reinterpret_cast<const float*>(g) + e)));
+      for (int n = 0; n < kPasses; ++n, g += L.step) {
+        constexpr int kPer = 16 / ES;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) out.o[n][k] = 0u;
+#pragma unroll
+        for (int e = 0; e < kPer; ++e) {
+          std::uint32_t v = 0u;
+          if (L.ok(n) && e < elems) {
+            v = ES == 2 ? static_cast<std::uint32_t>(
+                              __ldg(reinterpret_cast<const unsigned short*>(g) + e))
+                        : __float_as_uint(__ldg(reinterpret_cast<const float*>(g) + e));
           }
-          v[b][j] = t;
+          if constexpr (ES == 2) {
+            out.o[n][e / 2] |= v << (16 * (e % 2));
+          } else {
+            out.o[n][e] = v;
+          }
         }
       }
+      return;
     }
+    const unsigned char* raw = region + T.i0 * kRowBytes + 16 * T.j;
+    // Output chunk = bytes delta .. delta + 15 of the two raw chunks under it: whole words
+    // (delta / 4 of them, a constant per thread, so one of four unrolled copies) and a funnel
+    // shift for the rest.
+    const int r = (T.delta & 3) * 8;
+    switch (T.delta >> 2) {
+      case 0:
+        shift<0>(raw, r, L, out);
+        break;
+      case 1:
+        shift<1>(raw, r, L, out);
+        break;
+      case 2:
+        shift<2>(raw, r, L, out);
+        break;
+      default:
+        shift<3>(raw, r, L, out);
+        break;
+    }
+  }
+
+  // Four passes' raw chunks at a time (a raw row always has the chunk after chunk j), then their
+  // shifts: no branch between the loads, so they are in flight together, and few enough
+  // registers for the output chunks to stay live. A line past the extent gives zeros (M/N-major:
+  // K's zero padding).
+  template <int Q>
+  __device__ __forceinline__ static void shift(const unsigned char* raw, int r, const Lines& L,
+                                               Out& out) {
+    constexpr int kGroup = kPasses < 4 ? kPasses : 4;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-      const int seg = s0 + b;
-      if constexpr (K_MAJOR) {
-        if (x0 + seg >= x_ext) continue;
+    for (int n0 = 0; n0 < kPasses; n0 += kGroup) {
+      uint4 lo[kGroup], hi[kGroup];
+#pragma unroll
+      for (int g = 0; g < kGroup; ++g) {
+        lo[g] = *reinterpret_cast<const uint4*>(raw + (n0 + g) * kLinesPerPass * kRowBytes);
+        hi[g] = *reinterpret_cast<const uint4*>(raw + (n0 + g) * kLinesPerPass * kRowBytes + 16);
       }
-      const int off = K_MAJOR ? seg * 128 : seg / BK * BK * 128 + seg % BK * 128;
-      const int swz = (off >> 7) & 7;
 #pragma unroll
-      for (int j = 0; j < kPer; ++j) {
-        const int byte = (lane + 32 * j) * ES;
-        unsigned char* at = dst + off + ((((byte >> 4) ^ swz) << 4) | (byte & 15));
-        if constexpr (ES == 2) {
-          *reinterpret_cast<std::uint16_t*>(at) = static_cast<std::uint16_t>(v[b][j]);
-        } else {
-          *reinterpret_cast<std::uint32_t*>(at) = v[b][j];
+      for (int g = 0; g < kGroup; ++g) {
+        const int n = n0 + g;
+        const std::uint32_t w[8] = {lo[g].x, lo[g].y, lo[g].z, lo[g].w,
+                                    hi[g].x, hi[g].y, hi[g].z, hi[g].w};
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          out.o[n][k] = L.ok(n) ? __funnelshift_r(w[k + Q], w[k + Q + 1], r) : 0u;
         }
       }
     }
   }
-}
+
+  __device__ __forceinline__ static void write(const Thread& T, int x0, int x_ext, int k0,
+                                               int k_ext, unsigned char* region, Out& out) {
+    const Lines L = lines(T, x0, x_ext, k0, k_ext);
+    const int i0 = T.i0;
+    const int j = T.j;
+    // Offset of chunk j of line i0 in the TMA boxes' layout; each pass moves kLinesPerPass rows.
+    const int off0 = K_MAJOR ? i0 * 128 : (j / 8) * BK * 128 + i0 * 128;
+#pragma unroll
+    for (int n = 0; n < kPasses; ++n) {
+      if (K_MAJOR && !L.ok(n)) continue;  // K-major rows past the extent are not written
+      if constexpr (ES == 4) {
+        // tf32: rounded to nearest (ties away from zero), as the mma.sync rung does.
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          asm("cvt.rna.tf32.f32 %0, %1;\n"
+              : "=r"(out.o[n][k])
+              : "f"(__uint_as_float(out.o[n][k])));
+        }
+      }
+      const int at = off0 + n * kLinesPerPass * 128;
+      *reinterpret_cast<uint4*>(region + at + (((j & 7) ^ ((at >> 7) & 7)) << 4)) =
+          make_uint4(out.o[n][0], out.o[n][1], out.o[n][2], out.o[n][3]);
+    }
+  }
+};
 #endif  // TILEGEMM_WGMMA_DEVICE
 
 // ---- The kernel --------------------------------------------------------------------------------
@@ -484,30 +638,93 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   };
   if (wg == 0) {
     if constexpr (Cfg::kRealign) {
-      // ---- Realigning producer: all 128 threads load each stage with element loads, make
-      // their shared-memory writes visible to the async proxy the wgmmas read through, and
-      // arrive. ----
-      const auto* a_base = static_cast<const unsigned char*>(p.a);
-      const auto* b_base = static_cast<const unsigned char*>(p.b);
+      // ---- Realigning producer: all 128 threads. Step i's raw spans are copied into its ring
+      // stage with cp.async while the stage of step i - kAhead is realigned in place; each
+      // thread then makes its shared-memory writes visible to the async proxy the wgmmas read
+      // through, and arrives on the stage's barrier. A consumer releases a stage only after
+      // its next stage's wgmmas are issued, so the copy of step i waits for the release of step
+      // i - STAGES, which needs step i - STAGES + 1 realigned: kAhead <= STAGES - 2, or a copy
+      // would wait on a realignment queued behind it. At STAGES - 2 the two sides ping-pong
+      // (each copy waits for the realignment just done to be consumed); half the ring leaves
+      // the consumers STAGES - 1 - kAhead realigned stages of slack. ----
+      constexpr int kAhead = (STAGES - 1) / 2;
+      static_assert(kAhead >= 1, "a realigning producer needs a ring of 3 stages or more");
+      using OpA = RealignOperand<E, A_K, BM, BK>;
+      using OpB = RealignOperand<E, B_K, BN, BK>;
+      const typename OpA::Thread ta =
+          OpA::thread(static_cast<const unsigned char*>(p.a), p.lda, tid);
+      const typename OpB::Thread tb =
+          OpB::thread(static_cast<const unsigned char*>(p.b), p.ldb, tid);
       unsigned char* const ring_ptr = smem_raw + (ring - smem_addr(smem_raw));
-      int stage = 0;
-      std::uint32_t phase = 0;
-      for (int unit = cluster_id; unit < units; unit += clusters) {
-        const int2 origin = tile_origin(unit % tiles);
-        const int2 kr = k_range(unit);
-        for (int kt = kr.x; kt < kr.y; ++kt) {
-          mbar_wait(empty0 + 8 * stage, phase ^ 1u);
-          unsigned char* const a_dst = ring_ptr + stage * Cfg::kStageBytes;
-          realign_tile<E, A_K, BM, BK>(a_base, p.lda, origin.x, p.m, kt * BK, p.k, a_dst,
-                                       tid / 32, tid % 32);
-          realign_tile<E, B_K, BN, BK>(b_base, p.ldb, origin.y, p.n, kt * BK, p.k,
-                                       a_dst + Cfg::kATileBytes, tid / 32, tid % 32);
-          fence_proxy_async_smem();
-          mbar_arrive(full0 + 8 * stage);
-          if (++stage == STAGES) {
-            stage = 0;
-            phase ^= 1u;
+      // A walk over this CTA's steps (work unit, k-tile), with the unit's tile origin and last
+      // k-tile kept so that a step costs no division.
+      struct Cursor {
+        int unit, kt, kt_end;
+        int2 origin;
+      };
+      auto start = [&](Cursor& c, int unit) {
+        c.unit = unit;
+        if (unit < units) {
+          const int2 kr = k_range(unit);
+          c.kt = kr.x;
+          c.kt_end = kr.y;
+          c.origin = tile_origin(unit % tiles);
+        }
+      };
+      auto advance = [&](Cursor& c) {
+        if (++c.kt >= c.kt_end) start(c, c.unit + clusters);
+      };
+      Cursor cc, rc;  // the step being copied, the step being realigned
+      start(cc, cluster_id);
+      rc = cc;
+      int c_stage = 0, r_stage = 0;
+      std::uint32_t c_phase = 0;
+      int pending = 0;  // steps copied, not yet realigned
+      while (cc.unit < units || pending > 0) {
+        const bool copying = cc.unit < units;
+        if (copying) {
+          mbar_wait(empty0 + 8 * c_stage, c_phase ^ 1u);
+          const std::uint32_t dst = ring + static_cast<std::uint32_t>(c_stage * Cfg::kStageBytes);
+          OpA::copy(ta, cc.origin.x, p.m, cc.kt * BK, p.k, dst);
+          OpB::copy(tb, cc.origin.y, p.n, cc.kt * BK, p.k, dst + Cfg::kATileBytes);
+          cp_async_commit();
+          advance(cc);
+          if (++c_stage == STAGES) {
+            c_stage = 0;
+            c_phase ^= 1u;
           }
+          ++pending;
+        }
+        if (copying ? pending > kAhead : true) {
+          // The oldest pending step's copies have landed (this thread's; the barrier: all).
+          if (copying) {
+            cp_async_wait<kAhead>();
+          } else {
+            cp_async_wait<0>();
+          }
+          named_barrier_sync(3, 128);
+          unsigned char* const a_region = ring_ptr + r_stage * Cfg::kStageBytes;
+          unsigned char* const b_region = a_region + Cfg::kATileBytes;
+          const int k0 = rc.kt * BK;
+          // One operand at a time (fewer live registers): every raw chunk of a region is read
+          // before any of it is overwritten.
+          {
+            typename OpA::Out oa;
+            OpA::read(ta, rc.origin.x, p.m, k0, p.k, a_region, oa);
+            named_barrier_sync(3, 128);
+            OpA::write(ta, rc.origin.x, p.m, k0, p.k, a_region, oa);
+          }
+          {
+            typename OpB::Out ob;
+            OpB::read(tb, rc.origin.y, p.n, k0, p.k, b_region, ob);
+            named_barrier_sync(3, 128);
+            OpB::write(tb, rc.origin.y, p.n, k0, p.k, b_region, ob);
+          }
+          fence_proxy_async_smem();
+          mbar_arrive(full0 + 8 * r_stage);
+          advance(rc);
+          if (++r_stage == STAGES) r_stage = 0;
+          --pending;
         }
       }
       return;
