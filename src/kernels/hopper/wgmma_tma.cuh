@@ -319,13 +319,9 @@ __host__ __device__ constexpr std::uint64_t smem_desc(std::uint32_t addr, std::u
 // ---- The realigning producer (rung 20) ----------------------------------------------------------
 
 #if TILEGEMM_WGMMA_DEVICE
-// 16 bytes global -> shared, of which the first `src_bytes` (0..16) are read and the rest written
-// as zero; src must be 16-byte aligned (and valid even when src_bytes is 0).
-__device__ __forceinline__ void cp_async_16_zfill(std::uint32_t dst, const void* src,
-                                                  int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes)
-               : "memory");
+// 16 bytes global -> shared (src and dst 16-byte aligned), asynchronous.
+__device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
@@ -376,7 +372,6 @@ struct RealignOperand {
   // the same in every tile (tiles start 64 (tf32: 32) elements and BK lines apart).
   struct Thread {
     const unsigned char* gt;  // the thread's first line of the tile at (0, 0)
-    const void* none;         // a valid, aligned address for copies that read nothing
     std::int64_t line_bytes;  // ld in bytes
     int i0, j, delta;
   };
@@ -387,10 +382,6 @@ struct RealignOperand {
     T.j = tid % kOutChunks;
     T.line_bytes = ld * ES;
     T.gt = base + T.i0 * T.line_bytes;
-    // A chunk with nothing to read still needs a valid, aligned address: the 16 bytes that
-    // hold the matrix's first element.
-    T.none = reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(base) &
-                                           ~static_cast<std::uintptr_t>(15));
     T.delta = static_cast<int>(reinterpret_cast<std::uintptr_t>(T.gt) & 15u);
     return T;
   }
@@ -428,17 +419,41 @@ struct RealignOperand {
     const bool last = T.j == kOutChunks - 1 && T.delta != 0;  // the span's extra chunk
     const unsigned char* chunk = L.g - T.delta + 16 * T.j;
     std::uint32_t dst = region + static_cast<std::uint32_t>(T.i0 * kRowBytes + 16 * T.j);
-    // Lines past the extent are zero-filled: predicates on the byte counts, no branches, so the
-    // copies of every pass issue back to back.
+    // Whole chunks go by cp.async. A chunk the line's extent cuts (or a line past the extent)
+    // is read element by element up to the extent and stored with zeros behind: a cp.async of
+    // fewer than 16 bytes still addresses all 16, which may lie past the matrix's allocation.
 #pragma unroll
     for (int n = 0; n < kPasses; ++n) {
       const int bj = L.ok(n) ? L.bytes_j : 0;
       const int bl = L.ok(n) ? L.bytes_last : 0;
-      if (!L.front) cp_async_16_zfill(dst, bj > 0 ? chunk : T.none, bj);
-      if (last) cp_async_16_zfill(dst + 16, bl > 0 ? chunk + 16 : T.none, bl);
+      if (!L.front) copy_chunk(dst, chunk, bj);
+      if (last) copy_chunk(dst + 16, chunk + 16, bl);
       chunk += L.step;
       dst += kLinesPerPass * kRowBytes;
     }
+  }
+
+  // 16 bytes at `src` (16-byte aligned) into shared memory at `dst`, of which the first `bytes`
+  // lie inside the line.
+  __device__ __forceinline__ static void copy_chunk(std::uint32_t dst, const unsigned char* src,
+                                                    int bytes) {
+    if (bytes == 16) {
+      cp_async_16(dst, src);
+      return;
+    }
+    std::uint32_t w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+    for (int e = 0; e < 16 / ES; ++e) {
+      if (e * ES < bytes) {
+        const std::uint32_t v =
+            ES == 2 ? static_cast<std::uint32_t>(__ldg(reinterpret_cast<const unsigned short*>(src) + e))
+                    : __float_as_uint(__ldg(reinterpret_cast<const float*>(src) + e));
+        w[e * ES / 4] |= ES == 2 ? v << (16 * (e % 2)) : v;
+      }
+    }
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(w[0]), "r"(w[1]),
+                 "r"(w[2]), "r"(w[3])
+                 : "memory");
   }
 
   // The thread's output chunks, one per pass.
