@@ -46,10 +46,9 @@ enum class When : std::uint8_t {
   kWaveOf128x256K256,
   kUnderSms128K256,
   kK256,
-  // 16-bit A/B only (where rung 20 was measured), for operands no tensor map describes: a long
-  // K over few 64x64 tiles, or a short K (16..255) against at most 2^19 elements of C.
+  // 16-bit A/B (where rung 20 was measured), operands no tensor map describes: K >= 5000 over at
+  // most 16 tiles of 64x64 (split-K gives each of its work units several k-tiles of its own).
   kRealignLongK,
-  kRealignShortK,
   kLongKFewTiles,    // K >= 4 max(M, N) and 128x128 tiles fill at most half the SMs
   kFewTiles64MLeN,   // 64x64 tiles fill at most half the SMs and M <= N
   kAlways,
@@ -111,10 +110,9 @@ constexpr Rule kSimtRules[] = {
 // to a 16-byte pitch first, from K = 256 up (below it the copy's launches cost more than they
 // save: perf-notes.md, rung 16; it also copies B transposed for tf32 with A and B both M/N-major,
 // the one mix the wgmma kernel refuses). Ahead of rung 16, for 16-bit A/B, rung 20's 64x64
-// realigning producer (no copy pass, one launch) where it measured faster than both the copies and
-// mma.sync: a long K over at most 16 of its tiles (split-K), or a short K (16..255) against at most
-// 2^19 elements of C (perf-notes.md, rung 20). Elsewhere mma.sync: the larger tile only on many
-// waves of it, the 128x128 tile otherwise.
+// realigning producer (no copy pass, one launch) in the one class where it measured faster than
+// the copies: K >= 5000 over at most 16 of its tiles (perf-notes.md, rung 20). Elsewhere
+// mma.sync: the larger tile only on many waves of it, the 128x128 tile otherwise.
 // On the H100 development runs perf-notes.md (rung 13) records, 128x256 won at 8192^3 (2048
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
@@ -126,7 +124,6 @@ constexpr Rule kTensorRules[] = {
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, true, ""},
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kRealignLongK, BNeeds::kAny, "wgmma_realign", 64, 64, 0, true, ""},
-    {When::kRealignShortK, BNeeds::kAny, "wgmma_realign", 64, 64, 0, true, ""},
     {When::kWaveOf128x256K256, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
     {When::kUnderSms128K256, BNeeds::kAny, "wgmma_padded", 128, 64, 0, true, ""},
     {When::kK256, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
@@ -176,10 +173,7 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kK256:
       return p.k >= 256;
     case When::kRealignLongK:
-      return p.a.dtype != DType::kTF32 && p.k >= 1024 && tiles(p, 64, 64) <= 16;
-    case When::kRealignShortK:
-      return p.a.dtype != DType::kTF32 && p.k >= 16 && p.k < 256 &&
-             p.m * p.n <= (std::int64_t{1} << 19);
+      return p.a.dtype != DType::kTF32 && p.k >= 5000 && tiles(p, 64, 64) <= 16;
     case When::kLongKFewTiles:
       return p.k >= 4 * std::max(p.m, p.n) && 2 * tiles(p, 128, 128) <= sms;
     case When::kFewTiles64MLeN:

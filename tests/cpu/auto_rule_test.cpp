@@ -182,14 +182,14 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       const KernelInfo* k = select_kernel(short_k, 90);
       ASSERT_NE(k, nullptr);
       EXPECT_EQ(k->name, "mma_sync_128x128x32_w64x64_s4_anyalign");
-      // Rung 20's realigning producer: a long K over few 64x64 tiles, a short K against a small C
-      // (odd leading dimensions: K = 7054 and N = 9, N = 700); not for tf32, where it was not
+      // Rung 20's realigning producer: K >= 5000 over few 64x64 tiles (odd leading dimensions:
+      // K = 7054, N = 9); a shorter K keeps rung 16's copies; not for tf32, where it was not
       // measured faster.
       EXPECT_EQ(select_kernel(Problem::make_typed(29, 9, 7054, t, small, small, small), 90)->name,
                 "wgmma_64x64x64_s10_ts_ra");
+      EXPECT_EQ(select_kernel(Problem::make_typed(29, 9, 4999, t, small, small, small), 90)->name,
+                "wgmma_128x64x64_s8_ts_pad");
       EXPECT_EQ(select_kernel(Problem::make_typed(504, 700, 21, t, small, small, small), 90)->name,
-                "wgmma_64x64x64_s10_ts_ra");
-      EXPECT_EQ(select_kernel(Problem::make_typed(504, 700, 12, t, small, small, small), 90)->name,
                 "mma_sync_128x128x32_w64x64_s4_anyalign");
       const GemmTypes tf32{DType::kTF32, DType::kF32};
       alignas(16) static float small32[64];

@@ -319,9 +319,13 @@ __host__ __device__ constexpr std::uint64_t smem_desc(std::uint32_t addr, std::u
 // ---- The realigning producer (rung 20) ----------------------------------------------------------
 
 #if TILEGEMM_WGMMA_DEVICE
-// 16 bytes global -> shared (src and dst 16-byte aligned), asynchronous.
-__device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+// 16 bytes global -> shared (src and dst 16-byte aligned), asynchronous; only the first
+// `src_bytes` are read, the rest of the 16 are written as zero.
+__device__ __forceinline__ void cp_async_16_zfill(std::uint32_t dst, const void* src,
+                                                  int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes)
+               : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
@@ -372,12 +376,19 @@ struct RealignOperand {
   // the same in every tile (tiles start 64 (tf32: 32) elements and BK lines apart).
   struct Thread {
     const unsigned char* gt;  // the thread's first line of the tile at (0, 0)
-    std::int64_t line_bytes;  // ld in bytes
+    const unsigned char* end;   // one past the operand's last element
+    const unsigned char* safe;  // 16 aligned bytes inside the operand (null: it has none)
+    std::int64_t line_bytes;   // ld in bytes
     int i0, j, delta;
   };
   __device__ __forceinline__ static Thread thread(const unsigned char* base, std::int64_t ld,
-                                                  int tid) {
+                                                  int x_ext, int k_ext, int tid) {
     Thread T;
+    const int lines = K_MAJOR ? x_ext : k_ext;
+    const int len = K_MAJOR ? k_ext : x_ext;
+    T.end = base + ((static_cast<std::int64_t>(lines) - 1) * ld + len) * ES;
+    const unsigned char* up = base + ((16 - (reinterpret_cast<std::uintptr_t>(base) & 15u)) & 15u);
+    T.safe = up + 16 <= T.end ? up : nullptr;
     T.i0 = tid / kOutChunks;
     T.j = tid % kOutChunks;
     T.line_bytes = ld * ES;
@@ -419,26 +430,30 @@ struct RealignOperand {
     const bool last = T.j == kOutChunks - 1 && T.delta != 0;  // the span's extra chunk
     const unsigned char* chunk = L.g - T.delta + 16 * T.j;
     std::uint32_t dst = region + static_cast<std::uint32_t>(T.i0 * kRowBytes + 16 * T.j);
-    // Whole chunks go by cp.async. A chunk the line's extent cuts (or a line past the extent)
-    // is read element by element up to the extent and stored with zeros behind: a cp.async of
-    // fewer than 16 bytes still addresses all 16, which may lie past the matrix's allocation.
+    // A chunk the line's extent cuts goes by cp.async with the bytes past the extent
+    // zero-filled, unless its 16 bytes run past the operand's last element (a cp.async of fewer
+    // bytes still addresses all 16, which may lie past the allocation): then element loads up to
+    // the extent and zeros behind.
 #pragma unroll
     for (int n = 0; n < kPasses; ++n) {
       const int bj = L.ok(n) ? L.bytes_j : 0;
       const int bl = L.ok(n) ? L.bytes_last : 0;
-      if (!L.front) copy_chunk(dst, chunk, bj);
-      if (last) copy_chunk(dst + 16, chunk + 16, bl);
+      if (!L.front) copy_chunk(dst, chunk, bj, T);
+      if (last) copy_chunk(dst + 16, chunk + 16, bl, T);
       chunk += L.step;
       dst += kLinesPerPass * kRowBytes;
     }
   }
 
   // 16 bytes at `src` (16-byte aligned) into shared memory at `dst`, of which the first `bytes`
-  // lie inside the line.
+  // lie inside the line. cp.async where all 16 lie before the operand's last byte (inside its
+  // allocation, even where they run past the line); else element loads and a shared store.
+  // A chunk with nothing to read goes by cp.async too (16 zero bytes), from `safe`: 16 aligned
+  // bytes inside the operand, so that the copy stays asynchronous and in bounds.
   __device__ __forceinline__ static void copy_chunk(std::uint32_t dst, const unsigned char* src,
-                                                    int bytes) {
-    if (bytes == 16) {
-      cp_async_16(dst, src);
+                                                    int bytes, const Thread& T) {
+    if (bytes > 0 ? src + 16 <= T.end : T.safe != nullptr) {
+      cp_async_16_zfill(dst, bytes > 0 ? src : T.safe, bytes);
       return;
     }
     std::uint32_t w[4] = {0u, 0u, 0u, 0u};
@@ -667,9 +682,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       using OpA = RealignOperand<E, A_K, BM, BK>;
       using OpB = RealignOperand<E, B_K, BN, BK>;
       const typename OpA::Thread ta =
-          OpA::thread(static_cast<const unsigned char*>(p.a), p.lda, tid);
+          OpA::thread(static_cast<const unsigned char*>(p.a), p.lda, p.m, p.k, tid);
       const typename OpB::Thread tb =
-          OpB::thread(static_cast<const unsigned char*>(p.b), p.ldb, tid);
+          OpB::thread(static_cast<const unsigned char*>(p.b), p.ldb, p.n, p.k, tid);
       unsigned char* const ring_ptr = smem_raw + (ring - smem_addr(smem_raw));
       // A walk over this CTA's steps (work unit, k-tile), with the unit's tile origin and last
       // k-tile kept so that a step costs no division.
