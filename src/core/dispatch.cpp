@@ -29,10 +29,10 @@ namespace {
 
 // Shape classes, tested against the problem and the SM count.
 enum class When : std::uint8_t {
-  kVector,           // M == 1 or N == 1
-  kThinK,            // K <= 64 against at least 2^19 elements of C
-  kSkinny,           // min(M, N) <= 32
-  kWaveOf128x256,    // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
+  kVector,         // M == 1 or N == 1
+  kThinK,          // K <= 64 against at least 2^19 elements of C
+  kSkinny,         // min(M, N) <= 32
+  kWaveOf128x256,  // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
   // The same, unless the last wave of 128x256 tiles (1 block per SM) leaves a tenth more of the
   // GPU idle than that of 128x128 tiles (2 blocks per SM): the SIMT pair's wave tails.
   kWaveOf128x256FullerThan128,
@@ -49,8 +49,8 @@ enum class When : std::uint8_t {
   // 16-bit A/B (where rung 20 was measured), operands no tensor map describes: K >= 5000 over at
   // most 16 tiles of 64x64 (split-K gives each of its work units several k-tiles of its own).
   kRealignLongK,
-  kLongKFewTiles,    // K >= 4 max(M, N) and 128x128 tiles fill at most half the SMs
-  kFewTiles64MLeN,   // 64x64 tiles fill at most half the SMs and M <= N
+  kLongKFewTiles,   // K >= 4 max(M, N) and 128x128 tiles fill at most half the SMs
+  kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   kAlways,
 };
 enum class BNeeds : std::uint8_t { kAny, kRowMajor, kColMajor };

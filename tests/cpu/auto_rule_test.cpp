@@ -104,8 +104,7 @@ TEST(AutoRule, ThinKShapesTakeThinK) {
   EXPECT_NE(chosen(512, 512, 8), "thin_k");  // 2^18 elements of C
   alignas(16) static std::uint16_t buf[64];
   const KernelInfo* k = select_kernel(
-      Problem::make_typed(7920, 6669, 3, GemmTypes{DType::kBF16, DType::kBF16}, buf, buf, buf),
-      90);
+      Problem::make_typed(7920, 6669, 3, GemmTypes{DType::kBF16, DType::kBF16}, buf, buf, buf), 90);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->name, "thin_k");
 }
@@ -141,9 +140,9 @@ TEST(AutoRule, EveryChoiceCanImplementItsProblem) {
         for (int offset : {0, 1, 2}) {
           for (Layout la : {Layout::kRowMajor, Layout::kColMajor}) {
             for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
-              const Problem p = Problem::make(m, n, k, g_buf + offset, g_buf + offset,
-                                              g_buf + offset, 1.0f, 0.0f, la, lb,
-                                              Layout::kRowMajor);
+              const Problem p =
+                  Problem::make(m, n, k, g_buf + offset, g_buf + offset, g_buf + offset, 1.0f, 0.0f,
+                                la, lb, Layout::kRowMajor);
               const KernelInfo* kernel = select_kernel(p);
               ASSERT_NE(kernel, nullptr);
               EXPECT_TRUE(kernel->can_implement(p)) << kernel->name;
@@ -193,9 +192,9 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
                 "mma_sync_128x128x32_w64x64_s4_anyalign");
       const GemmTypes tf32{DType::kTF32, DType::kF32};
       alignas(16) static float small32[64];
-      EXPECT_NE(
-          select_kernel(Problem::make_typed(29, 9, 7054, tf32, small32, small32, small32), 90)->name,
-          "wgmma_tf32_64x64x32_s10_ts_ra");
+      EXPECT_NE(select_kernel(Problem::make_typed(29, 9, 7054, tf32, small32, small32, small32), 90)
+                    ->name,
+                "wgmma_tf32_64x64x32_s10_ts_ra");
     }
     alignas(16) static std::uint16_t buf[64];
     // Small M or N (rung 18): the 64x64 tile where a wave of it holds the problem, else the
@@ -231,8 +230,8 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
         const KernelInfo* k = select_kernel(kk, 90);
         ASSERT_NE(k, nullptr);
         const bool both_mn = la == Layout::kColMajor && lb == Layout::kRowMajor;
-        EXPECT_EQ(k->name, both_mn ? "wgmma_tf32_128x256x32_s4_ts_pad"
-                                   : "wgmma_tf32_128x256x32_s4_ts")
+        EXPECT_EQ(k->name,
+                  both_mn ? "wgmma_tf32_128x256x32_s4_ts_pad" : "wgmma_tf32_128x256x32_s4_ts")
             << layout_name(la) << "," << layout_name(lb) << "," << layout_name(lc);
       }
     }

@@ -79,7 +79,7 @@ struct Config {
   static constexpr int BN = BN_;
   static constexpr bool kTf32 = TF32_;
   static constexpr int kElemBytes = TF32_ ? 4 : 2;
-  static constexpr int kRowBytes = 128;        // one swizzle row: the 128-byte TMA box width
+  static constexpr int kRowBytes = 128;              // one swizzle row: the 128-byte TMA box width
   static constexpr int BK = kRowBytes / kElemBytes;  // 64 (16-bit) or 32 (tf32)
   static constexpr int STAGES = STAGES_;
   static constexpr int kThreads = 128 * (1 + kConsumers);  // producer warpgroup + consumers
@@ -96,8 +96,8 @@ struct Config {
   // box each, 128-byte swizzled), written while the other one is being stored.
   static constexpr int kEpiBufBytes = 64 * kRowBytes;
   static constexpr int kEpiBytes = TMA_STORE_ ? kConsumers * 2 * kEpiBufBytes : 0;
-  // The ring and the epilogue's staging, plus 1 KiB to align them to the 1024-byte swizzle atom (dynamic
-  // shared memory is only 16-byte aligned); the mbarriers are static shared memory.
+  // The ring and the epilogue's staging, plus 1 KiB to align them to the 1024-byte swizzle atom
+  // (dynamic shared memory is only 16-byte aligned); the mbarriers are static shared memory.
   static constexpr int kSmemBytes = STAGES * kStageBytes + kEpiBytes + 1024;
   // Registers after setmaxnreg: the producer gives up what the consumers' 64 x BN accumulator
   // tiles need (two consumers: 128 x 40 + 256 x 232 = 64512 <= 65536).
@@ -117,8 +117,8 @@ struct Config {
   static_assert(kATileBytes % 1024 == 0, "B's region starts on a swizzle atom");
 
   static std::string tag() {
-    return std::string(TF32_ ? "tf32_" : "") + std::to_string(BM) + "x" + std::to_string(BN) +
-           "x" + std::to_string(BK) + "_s" + std::to_string(STAGES) +
+    return std::string(TF32_ ? "tf32_" : "") + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
+           std::to_string(BK) + "_s" + std::to_string(STAGES) +
            (CLUSTER_ > 1 ? "_c" + std::to_string(CLUSTER_) : std::string()) +
            (TMA_STORE_ ? "_ts" : "") + (REALIGN_ ? "_ra" : "");
   }
@@ -204,8 +204,7 @@ __device__ __forceinline__ void tma_load_2d(std::uint32_t dst, const CUtensorMap
       : "memory");
 }
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map))
-               : "memory");
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
 }
 // The same box written into the same shared-memory offset of every CTA in `mask`, completing
 // its bytes on the barrier at the same offset in each.
@@ -343,15 +342,17 @@ __device__ __forceinline__ void cp_async_wait() {
 ///     global -> the region with 16-byte cp.async, a row of kRowBytes per line. Asynchronous: the
 ///     producer keeps the copies of several stages in flight, as TMA would, where plain loads
 ///     through registers stall on each one. Bytes past the line's extent are zero-filled
-///     (cp.async's src-size), so nothing past the matrix is read.
+///     (cp.async's src-size); a chunk whose 16 bytes would run past the operand's last element
+///     is read element by element instead, so nothing outside the operand is read.
 ///  2. read() then, after every producer thread has read (a barrier), write(): each 16-byte output
-///     chunk built from the two raw chunks under it, shifted by delta (selects and a funnel
-///     shift), and written back into the same region where a TMA box would have put it, in the
-///     128-byte swizzled layout the wgmmas read (tf32 rounded on the way).
+///     chunk built from the two raw chunks under it, shifted by delta (whole words by a switch on
+///     delta / 4, the rest by a funnel shift), and written back into the same region where a TMA
+///     box would have put it, in the 128-byte swizzled layout the wgmmas read (tf32 rounded on the
+///     way).
 /// Thread t keeps output chunk j = t % kOutChunks (and raw chunk j; the line's last thread also
 /// raw chunk kOutChunks) of lines t / kOutChunks + kLinesPerPass n. Those lines lie a multiple
-/// of 16 bytes apart in memory, so the thread's delta and clipping are worked out once per
-/// stage, and each line costs a pointer step.
+/// of 16 bytes apart in memory, so the thread's delta is fixed for the kernel, its clipping is
+/// worked out once per stage, and each line costs a pointer step.
 /// The one chunk that would start before the line's first element (the line starts the tile,
 /// p0 = 0, and delta > 0) is not copied: read() loads its elements one by one instead, so no
 /// byte outside the matrix's lines is ever read. Rows of a K-major tile past M (N) are not
@@ -373,12 +374,13 @@ struct RealignOperand {
 
   // What a thread keeps for the whole kernel: its output chunk j, its first line i0 of every
   // tile, that line's address in a tile at (0, 0), the bytes between lines, and delta, which is
-  // the same in every tile (tiles start 64 (tf32: 32) elements and BK lines apart).
+  // the same in every tile (a tile's first line is a multiple of 8 lines, and its first element a
+  // multiple of 128 bytes, from the matrix's).
   struct Thread {
-    const unsigned char* gt;  // the thread's first line of the tile at (0, 0)
+    const unsigned char* gt;    // the thread's first line of the tile at (0, 0)
     const unsigned char* end;   // one past the operand's last element
     const unsigned char* safe;  // 16 aligned bytes inside the operand (null: it has none)
-    std::int64_t line_bytes;   // ld in bytes
+    std::int64_t line_bytes;    // ld in bytes
     int i0, j, delta;
   };
   __device__ __forceinline__ static Thread thread(const unsigned char* base, std::int64_t ld,
@@ -400,11 +402,11 @@ struct RealignOperand {
   // The thread's lines of the tile at (x0, k0): where the first starts, the step between them,
   // and the clipping of its chunks.
   struct Lines {
-    const unsigned char* g;  // the tile's first element of the thread's first line
-    std::int64_t step;       // bytes from one of the thread's lines to the next
-    int first, ext;          // the first line's index in the matrix, and the line extent
+    const unsigned char* g;   // the tile's first element of the thread's first line
+    std::int64_t step;        // bytes from one of the thread's lines to the next
+    int first, ext;           // the first line's index in the matrix, and the line extent
     int bytes_j, bytes_last;  // bytes of raw chunks j and kOutChunks inside the line's extent
-    bool front;              // chunk j = 0 would start before the line: element loads instead
+    bool front;               // chunk j = 0 would start before the line: element loads instead
     __device__ __forceinline__ bool ok(int n) const { return first + n * kLinesPerPass < ext; }
   };
   __device__ __forceinline__ static Lines lines(const Thread& T, int x0, int x_ext, int k0,
@@ -424,8 +426,8 @@ struct RealignOperand {
     return L;
   }
 
-  __device__ __forceinline__ static void copy(const Thread& T, int x0, int x_ext, int k0,
-                                              int k_ext, std::uint32_t region) {
+  __device__ __forceinline__ static void copy(const Thread& T, int x0, int x_ext, int k0, int k_ext,
+                                              std::uint32_t region) {
     const Lines L = lines(T, x0, x_ext, k0, k_ext);
     const bool last = T.j == kOutChunks - 1 && T.delta != 0;  // the span's extra chunk
     const unsigned char* chunk = L.g - T.delta + 16 * T.j;
@@ -461,7 +463,8 @@ struct RealignOperand {
     for (int e = 0; e < 16 / ES; ++e) {
       if (e * ES < bytes) {
         const std::uint32_t v =
-            ES == 2 ? static_cast<std::uint32_t>(__ldg(reinterpret_cast<const unsigned short*>(src) + e))
+            ES == 2 ? static_cast<std::uint32_t>(
+                          __ldg(reinterpret_cast<const unsigned short*>(src) + e))
                     : __float_as_uint(__ldg(reinterpret_cast<const float*>(src) + e));
         w[e * ES / 4] |= ES == 2 ? v << (16 * (e % 2)) : v;
       }
@@ -476,8 +479,8 @@ struct RealignOperand {
     std::uint32_t o[kPasses][4];
   };
 
-  __device__ __forceinline__ static void read(const Thread& T, int x0, int x_ext, int k0,
-                                              int k_ext, const unsigned char* region, Out& out) {
+  __device__ __forceinline__ static void read(const Thread& T, int x0, int x_ext, int k0, int k_ext,
+                                              const unsigned char* region, Out& out) {
     const Lines L = lines(T, x0, x_ext, k0, k_ext);
     if (L.front) {
       // The line's first elements, one by one (the chunk under them starts before the line;
@@ -570,9 +573,7 @@ struct RealignOperand {
         // tf32: rounded to nearest (ties away from zero), as the mma.sync rung does.
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
-          asm("cvt.rna.tf32.f32 %0, %1;\n"
-              : "=r"(out.o[n][k])
-              : "f"(__uint_as_float(out.o[n][k])));
+          asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(out.o[n][k]) : "f"(__uint_as_float(out.o[n][k])));
         }
       }
       const int at = off0 + n * kLinesPerPass * 128;
@@ -800,8 +801,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             constexpr std::uint16_t kAll = (1u << CL) - 1u;
             if constexpr (B_K) {
               constexpr int kRows = BN / CL;  // the map's box is kRows lines of K
-              tma_load_2d_multicast(b_dst + rank * kRows * RB, &tma_b, k0, n0 + rank * kRows,
-                                    bar, kAll);
+              tma_load_2d_multicast(b_dst + rank * kRows * RB, &tma_b, k0, n0 + rank * kRows, bar,
+                                    kAll);
             } else {
               constexpr int kChunks = BN / kMnChunk / CL;
 #pragma unroll
@@ -846,8 +847,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     for (int i = 0; i < 4; ++i) {
       const int m = 16 * (warp % 2) + g + 8 * (i % 2);  // row within the 32-row chunk
       const int k = t + 4 * (i / 2);
-      a_frag[i] = static_cast<std::uint32_t>(chunk * kChunkBytes + k * RB +
-                                             (((m / 4) ^ k) << 4) + (m % 4) * 4);
+      a_frag[i] = static_cast<std::uint32_t>(chunk * kChunkBytes + k * RB + (((m / 4) ^ k) << 4) +
+                                             (m % 4) * 4);
     }
   }
   float d[BN / 2];
@@ -1041,8 +1042,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             const int byte = col * static_cast<int>(sizeof(CT));
             const int rows_here = min(64, p.m - m0 - 64 * cw);
             const bool col_in = col < p.n - n0 - ch * kChunkCols;
-            CT* out = c + static_cast<std::int64_t>(m0 + 64 * cw + tid / kChunkCols) * p.ldc +
-                      n0 + ch * kChunkCols + col;
+            CT* out = c + static_cast<std::int64_t>(m0 + 64 * cw + tid / kChunkCols) * p.ldc + n0 +
+                      ch * kChunkCols + col;
             const std::int64_t step = static_cast<std::int64_t>(kRowsPerPass) * p.ldc;
 #pragma unroll 1
             for (int r = tid / kChunkCols; r < rows_here; r += kRowsPerPass, out += step) {
@@ -1091,8 +1092,8 @@ __global__ void __launch_bounds__(256) split_k_reduce_kernel(const Params p) {
   const std::int64_t total = static_cast<std::int64_t>(p.m) * p.n;
   const std::int64_t split_stride = static_cast<std::int64_t>(p.m) * p.partial_ld;
   CT* const c = static_cast<CT*>(p.c);
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < total; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     const std::int64_t row = i / p.n;
     const std::int64_t col = i % p.n;
     const float* w = p.partial + row * p.partial_ld + col;
@@ -1164,9 +1165,10 @@ KernelRef select_kernel(const Problem& q, bool c_t) {
 }
 
 // How the kernel runs a problem: `q` as the kernel sees it and the instantiation. Normally `q` is
-// the problem with a row-major C (views::row_major_c: a column-major C runs as its mirror). A tf32 problem whose oriented B is N-major runs mirrored
-// once more (C^T = B^T A^T), which makes that B an M-major A read through registers, and the
-// kernel writes its row-major result transposed into the column-major C of the mirror (c_t).
+// the problem with a row-major C (views::row_major_c: a column-major C runs as its mirror). A tf32
+// problem whose oriented B is N-major runs mirrored once more (C^T = B^T A^T), which makes that B
+// an M-major A read through registers, and the kernel writes its row-major result transposed into
+// the column-major C of the mirror (c_t).
 struct Plan {
   Problem q;
   KernelRef k;
@@ -1235,8 +1237,7 @@ template <class Cfg>
 int raster_group(int tiles_mc) {
   const double wave = static_cast<double>(runtime::sm_count());
   return views::clamp_raster_group(
-      static_cast<int>(std::lround(std::sqrt(wave * Cfg::BN / Cfg::BM) / Cfg::kCluster)),
-      tiles_mc);
+      static_cast<int>(std::lround(std::sqrt(wave * Cfg::BN / Cfg::BM) / Cfg::kCluster)), tiles_mc);
 }
 
 // Split-K: where the tiles fill at most a third of the SMs and K is long, each tile's K is split
@@ -1267,10 +1268,10 @@ template <class Cfg>
 std::size_t split_k_bytes(const Problem& problem) {
   const Problem q = plan<Cfg>(problem).q;
   const SplitPlan sp = split_plan<Cfg>(q);
-  return sp.splits > 1 ? sizeof(float) * static_cast<std::size_t>(sp.splits) *
-                             static_cast<std::size_t>(q.m) *
-                             static_cast<std::size_t>(views::round_up(q.n, 2))
-                       : 0;
+  return sp.splits > 1
+             ? sizeof(float) * static_cast<std::size_t>(sp.splits) * static_cast<std::size_t>(q.m) *
+                   static_cast<std::size_t>(views::round_up(q.n, 2))
+             : 0;
 }
 
 // `partial`: split_k_bytes(problem) of device memory for the partial tiles, or null for the
@@ -1358,8 +1359,8 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
               tensor_map_describable(q.c.dtype, q.c.data, q.m, q.n, q.c.ld);
   // Staged stores only where the register epilogue would store single elements (odd ldc or
   // a C base off the pair alignment): with paired stores it measured faster.
-  prm.c_stage = Cfg::kTmaStore && sp.splits == 1 && !pl.c_t && q.beta == 0.0f &&
-                prm.c_tma == 0 && prm.c_vec2 == 0;
+  prm.c_stage = Cfg::kTmaStore && sp.splits == 1 && !pl.c_t && q.beta == 0.0f && prm.c_tma == 0 &&
+                prm.c_vec2 == 0;
   if (prm.c_tma != 0) {
     if (cudaError_t err = make_tensor_map(&mc, q.c.dtype, q.c.data, q.m, q.n, q.c.ld, 64,
                                           Cfg::kRowBytes / static_cast<int>(c_bytes));
@@ -1404,8 +1405,8 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   cfg.gridDim = dim3(static_cast<unsigned>(Cfg::kCluster * std::min(cluster_tiles, resident)));
   if (cudaError_t err = cudaLaunchKernelExC(&cfg, k.fn, args); err != cudaSuccess) return err;
   if (sp.splits > 1) {
-    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(
-        ceil_div(q.m * q.n, 256), 4LL * runtime::sm_count()));
+    const auto blocks = static_cast<unsigned>(
+        std::min<std::int64_t>(ceil_div(q.m * q.n, 256), 4LL * runtime::sm_count()));
     if (q.c.dtype == DType::kF32) {
       split_k_reduce_kernel<float><<<blocks, 256, 0, stream>>>(prm);
     } else if (q.c.dtype == DType::kBF16) {
