@@ -4,18 +4,21 @@
 // Rung 16 copies every operand no tensor map can describe to a 16-byte pitch and then runs rung
 // 15's kernel: two more launches and a read and write of each such operand before the GEMM
 // starts. Here the producer warpgroup does the realigning itself: its 128 threads (instead of one
-// thread issuing TMA boxes) load each stage's A and B tiles with element loads, a warp per
-// 128-byte shared row so that every load instruction reads consecutive addresses at any
-// alignment, and store them into the same 128-byte-swizzled layout the TMA boxes would have
-// written (tf32 rounded on the way: cvt.rna, as rung 13 rounds). Each thread then orders its
+// thread issuing TMA boxes) copy each line of a stage's A and B tiles as its raw span, the
+// 16-byte-aligned chunks covering it, into the ring stage with cp.async (rows of 144 bytes: one
+// chunk more than the 128 the line needs), keeping several stages of copies in flight; once a
+// stage has landed they shift each 16-byte output chunk out of the two raw chunks under it and
+// write it back in place, in the 128-byte-swizzled layout the TMA boxes would have produced
+// (tf32 rounded on the way: cvt.rna, as rung 13 rounds). Each thread then orders its
 // generic-proxy writes before the wgmmas' async-proxy reads (fence.proxy.async) and arrives on
-// the stage's barrier, which now counts 128 arrivals. Consumers, epilogue and split-K are rung
-// 15's and 18's unchanged.
+// the stage's barrier, which counts 128 arrivals. Consumers, epilogue and split-K are rung 15's
+// and 18's unchanged. wgmma_tma.cuh (RealignOperand) has the index maps and the edge rules.
 //
-// What it trades: one launch and no extra pass over memory, against a producer that issues one
-// load and one shared store per element (per 4 bytes in tf32) where TMA issued one instruction
-// per box. Which of the two wins where is measured in docs/perf-notes.md, "Rung 20"; auto
-// chooses between them by that record.
+// What it trades: one launch and no extra pass over memory, against a producer that spends two
+// shared loads, a shift and a shared store per 16 bytes on top of the copy, where TMA issued one
+// instruction per box; the producer's issue rate, not memory, bounds it. Which of the two wins
+// where is measured in docs/perf-notes.md, "Rung 20" (a long K over few tiles); auto chooses
+// between them by that record.
 #include <string>
 
 #include "../families.hpp"

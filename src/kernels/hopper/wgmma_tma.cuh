@@ -1,8 +1,10 @@
 // The kernel template of rung 14 (`wgmma`): Hopper warpgroup MMA (wgmma.mma_async) reading both
 // operands from 128-byte-swizzled shared memory that the Tensor Memory Accelerator fills, in a
 // warp-specialised, persistent kernel. 14_wgmma_tma.cu says what the rung adds and registers the
-// instances; docs/hopper.md has the design (shared-memory layouts, descriptors, barriers). This
-// header holds the PTX wrappers, the kernel and its host launcher. sm_90a only.
+// instances; docs/hopper.md has the design (shared-memory layouts, descriptors, barriers). Rungs
+// 15, 16, 18 and 20 are configurations of the same kernel (rung 20: the producer warps fill the
+// ring themselves, RealignOperand). This header holds the PTX wrappers, the kernel and its host
+// launcher. sm_90a only.
 #pragma once
 
 #include <cuda.h>
@@ -67,10 +69,10 @@ struct Tf32 {
 ///                     are exact (rung 15); otherwise straight from the registers
 /// @tparam CONSUMERS_  consumer warpgroups, 64 rows of C each: 2 (BM = 128), or 1 (BM = 64)
 ///                     for a deeper ring and more tiles on small M or N (rung 18)
-/// @tparam REALIGN_    the producer warpgroup's 128 threads load A and B with element loads at
-///                     any alignment and write them into the swizzled ring themselves, instead
-///                     of one thread issuing TMA copies (rung 20: operands no tensor map can
-///                     describe, without a copy pass)
+/// @tparam REALIGN_    the producer warpgroup's 128 threads copy A's and B's raw 16-byte-aligned
+///                     spans into the ring with cp.async and realign them in place into the
+///                     swizzled layout, instead of one thread issuing TMA copies (rung 20:
+///                     operands no tensor map can describe, without a copy pass)
 template <int BN_, int STAGES_, bool TF32_, int CLUSTER_ = 1, bool TMA_STORE_ = false,
           int CONSUMERS_ = 2, bool REALIGN_ = false>
 struct Config {
