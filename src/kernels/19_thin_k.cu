@@ -162,8 +162,7 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
 
 bool can_implement_thin_k(const Problem& p) {
   const Problem q = views::row_major_c(p);
-  return q.k <= kMaxK && views::dims_fit_int(q) &&
-         views::ceil_div(q.m, BM) <= 65535 && views::ceil_div(q.n, BN) <= 0x7fffffff;
+  return q.k <= kMaxK && views::tile_grid_fits(q, BM, BN);
 }
 
 template <class E, class CT>
@@ -186,9 +185,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.c = q.c.data;
   g.ldc = q.c.ld;
   g.vec4 = views::aligned(q.c, 4 * sizeof(CT));
-  const dim3 grid(static_cast<unsigned>(views::ceil_div(q.n, BN)),
-                  static_cast<unsigned>(views::ceil_div(q.m, BM)));
-  thin_k_kernel<E, CT><<<grid, kThreads, 0, stream>>>(g);
+  thin_k_kernel<E, CT><<<tile_grid(q, BM, BN), kThreads, 0, stream>>>(g);
   return cudaGetLastError();
 }
 

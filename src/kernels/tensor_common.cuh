@@ -63,6 +63,32 @@ __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// cp.async (sm_80 and later) of 16 bytes, global -> shared (both 16-byte aligned), L1 bypassed:
+// src_bytes (0..16) are read and the rest of the 16 written as zero; src_bytes == 0 reads nothing,
+// but src must still be a valid address, and the whole 16 count as accessed (memcheck). L2_128B
+// also prefetches the surrounding 128 bytes into L2 (rung 13's tiles read them next).
+template <bool L2_128B = true>
+__device__ __forceinline__ void cp_async_16_zfill(std::uint32_t dst, const void* src,
+                                                  int src_bytes) {
+  if constexpr (L2_128B) {
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes)
+                 : "memory");
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes)
+                 : "memory");
+  }
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+// Waits until at most PENDING of this thread's commit groups are still in flight.
+template <int PENDING>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+}
+
 // One element of C: alpha * acc + beta * C, rounded to C's type; C is never read when beta == 0.
 template <class CT>
 __device__ __forceinline__ void store_c_one(CT* c, float acc, float alpha, float beta) {

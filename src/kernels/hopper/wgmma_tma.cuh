@@ -320,22 +320,6 @@ __host__ __device__ constexpr std::uint64_t smem_desc(std::uint32_t addr, std::u
 // ---- The realigning producer (rung 20) ----------------------------------------------------------
 
 #if TILEGEMM_WGMMA_DEVICE
-// 16 bytes global -> shared (src and dst 16-byte aligned), asynchronous; only the first
-// `src_bytes` are read, the rest of the 16 are written as zero.
-__device__ __forceinline__ void cp_async_16_zfill(std::uint32_t dst, const void* src,
-                                                  int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int PENDING>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
-}
-
 /// One operand's stage tile as the realigning producer sees it: kLines global lines of kRunBytes
 /// consecutive bytes each (K-major: the XT rows or columns of the tile, 128 bytes of K each;
 /// M/N-major: the BK k-lines, XT elements each). A line starting `delta` bytes past a 16-byte
@@ -457,7 +441,7 @@ struct RealignOperand {
   __device__ __forceinline__ static void copy_chunk(std::uint32_t dst, const unsigned char* src,
                                                     int bytes, const Thread& T) {
     if (bytes > 0 ? src + 16 <= T.end : T.safe != nullptr) {
-      cp_async_16_zfill(dst, bytes > 0 ? src : T.safe, bytes);
+      cp_async_16_zfill<false>(dst, bytes > 0 ? src : T.safe, bytes);
       return;
     }
     std::uint32_t w[4] = {0u, 0u, 0u, 0u};

@@ -96,17 +96,10 @@ __device__ __forceinline__ std::uint32_t lds32(std::uint32_t addr) {
   return v;
 }
 
-// 16-byte copy, global -> shared, L1 bypassed, the next 128 bytes prefetched into L2.
+// 16-byte copy, global -> shared, L1 bypassed, the next 128 bytes prefetched into L2. The same
+// with a byte count and zero-fill, commit and wait: tensor_common.cuh.
 __device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src) {
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(dst), "l"(src)
-               : "memory");
-}
-// The same with src_bytes (0..16) read and the rest of the 16 bytes zero-filled; src_bytes == 0
-// reads nothing (src must still be a valid address).
-__device__ __forceinline__ void cp_async_16_zfill(std::uint32_t dst, const void* src,
-                                                  int src_bytes) {
-  asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes)
                : "memory");
 }
 // One 4-byte element (tf32 storage), zero-filled when src_bytes == 0.
@@ -115,13 +108,6 @@ __device__ __forceinline__ void cp_async_4_zfill(std::uint32_t dst, const void* 
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
                "r"(src_bytes)
                : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int PENDING>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
 }
 
 // ---- Shared-memory layout of one operand tile --------------------------------------------------
