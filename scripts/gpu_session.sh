@@ -44,6 +44,36 @@ run_step() {
   return $rc
 }
 
+# The element-type combinations of the wgmma and mma.sync rungs, and of every family.
+WGMMA_TYPES="bf16:bf16 bf16:f32 f16:f16 f16:f32 tf32:f32"
+EVERY_TYPE="f32:f32 $WGMMA_TYPES"
+# verify_matrix NAME GLOB "TYPES" "CASES" SHAPE...: tilegemm verify of the kernels GLOB names over
+# each "A/B dtype:C dtype" of TYPES, five layout mixes and each "beta pads" of CASES (separated by
+# ";"), every run appended to $R/NAME_verify.log; a failing run is named in the summary, and the
+# number of passing runs ends it.
+verify_matrix() {
+  local name=$1 glob=$2 types=$3 cases=$4
+  shift 4
+  local shapes=() vs=() s t ab c lay la lb lc v beta pad
+  for s in "$@"; do shapes+=(--shape "$s"); done
+  IFS=';' read -ra vs <<<"$cases"
+  for t in $types; do
+    ab=${t%%:*} c=${t##*:}
+    for lay in "row row row" "col col col" "row col row" "col row col" "row row col"; do
+      read -r la lb lc <<<"$lay"
+      for v in "${vs[@]}"; do
+        read -r beta pad <<<"$v"
+        "$TG" verify --kernels "$glob" --dtype "$ab" --dtype-c "$c" --layout-a "$la" \
+          --layout-b "$lb" --layout-c "$lc" --beta "$beta" --pad "$pad" "${shapes[@]}" \
+          >>"$R/${name}_verify.log" 2>&1 ||
+          echo "FAIL $name $t $lay beta $beta pad $pad" | tee -a "$summary"
+      done
+    done
+  done
+  grep -c "all passed" "$R/${name}_verify.log" | sed "s/^/$name verify runs passed: /" |
+    tee -a "$summary"
+}
+
 for step in "${STEPS[@]}"; do
   case $step in
     info)
@@ -182,21 +212,9 @@ l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pi
     gemv)
       # Matrix-vector products (rung 17): verified in every type, layout mix and odd alignment,
       # then timed beside cuBLAS and auto; the card's copy bandwidth measured alongside (the floor).
-      for t in f32:f32 tf32:f32 bf16:bf16 bf16:f32 f16:f16 f16:f32; do
-        ab=${t%%:*} c=${t##*:}
-        for lay in "row row row" "col col col" "row col row" "col row col"; do
-          read -r la lb lc <<<"$lay"
-          for pad in 0,0,0 1,3,2; do
-            args=()
-            for s in 1x8192x4096 4096x1x8192 1x1x1 1x1000x17 17x1x1000 4095x1x4097 1x4095x4097 \
-              1x7x100000 100000x1x7 1x1x65536 64x1x262144 1x3x5; do args+=(--shape "$s"); done
-            "$TG" verify --kernels gemv,auto --dtype "$ab" --dtype-c "$c" --layout-a "$la" \
-              --layout-b "$lb" --layout-c "$lc" --pad "$pad" --beta 0.5 "${args[@]}" \
-              >>"$R/gemv_verify.log" 2>&1 || echo "FAIL $t $lay $pad" | tee -a "$summary"
-          done
-        done
-      done
-      grep -c "all passed" "$R/gemv_verify.log" | sed 's/^/gemv verify runs passed: /' | tee -a "$summary"
+      verify_matrix gemv 'gemv,auto' "$EVERY_TYPE" "0.5 0,0,0;0.5 1,3,2" 1x8192x4096 4096x1x8192 \
+        1x1x1 1x1000x17 17x1x1000 4095x1x4097 1x4095x4097 1x7x100000 100000x1x7 \
+        1x1x65536 64x1x262144 1x3x5
       run_step gemv_copy_bw python3 -c "
 import torch
 x = torch.empty(1 << 30, dtype=torch.uint8, device='cuda'); y = torch.empty_like(x)
@@ -309,23 +327,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # Verified first: one-tile-high or -wide shapes (short TMA boxes) and few tiles against a
       # long K (split-K), every type and layout mix, beta 0 and 0.5, every wgmma instance, with
       # 16-byte pitches and (for rung 16) odd ones.
-      vshapes=()
-      for s in 7x8192x512 16x300x1000 100x64x256 8192x9x512 77x50x4096 1x1000x700 130x16x128 \
-        64x64x64 65x129x200 8x8x8 200x24x1000 31x32x7791 54x226x5623 300x200x2000 129x65x1537 \
-        16x4096x8192; do vshapes+=(--shape "$s"); done
-      for t in bf16:bf16 bf16:f32 f16:f16 f16:f32 tf32:f32; do
-        ab=${t%%:*} c=${t##*:}
-        for lay in "row row row" "col col col" "row col row" "col row col" "row row col"; do
-          read -r la lb lc <<<"$lay"
-          for v in "0 0,0,0" "0.5 0,0,0" "0.5 1,3,2"; do
-            read -r beta pad <<<"$v"
-            "$TG" verify --kernels 'wgmma*,auto' --dtype "$ab" --dtype-c "$c" --layout-a "$la" \
-              --layout-b "$lb" --layout-c "$lc" --beta "$beta" --pad "$pad" "${vshapes[@]}" \
-              >>"$R/skinny_verify.log" 2>&1 || echo "FAIL $t $lay beta $beta pad $pad" | tee -a "$summary"
-          done
-        done
-      done
-      grep -c "all passed" "$R/skinny_verify.log" | sed 's/^/skinny verify runs passed: /' | tee -a "$summary"
+      verify_matrix skinny 'wgmma*,auto' "$WGMMA_TYPES" "0 0,0,0;0.5 0,0,0;0.5 1,3,2" \
+        7x8192x512 16x300x1000 100x64x256 8192x9x512 77x50x4096 1x1000x700 130x16x128 64x64x64 \
+        65x129x200 8x8x8 200x24x1000 31x32x7791 54x226x5623 300x200x2000 129x65x1537 16x4096x8192
       for ab in ${SKINNY_TYPES:-bf16 tf32}; do
         run_step "skinny_$ab" bench --kernels "${SKINNY_GLOB:-wgmma*_ts,wgmma*_64x64x*,wgmma*_64x128x*},auto" \
           --dtype "$ab" "${shapes[@]}" --format json --output "${TAG}_skinny-$ab.json"
@@ -335,21 +339,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
     thin-k)
       # Thin K (rung 19): verified in every type, layout mix and odd alignment, then a K sweep at
       # 4096 x 4096 beside the tile kernels auto took before, and the random shapes' thin-K worst.
-      for t in f32:f32 tf32:f32 bf16:bf16 bf16:f32 f16:f16 f16:f32; do
-        ab=${t%%:*} c=${t##*:}
-        for lay in "row row row" "col col col" "row col row" "col row col" "row row col"; do
-          read -r la lb lc <<<"$lay"
-          for pad in 0,0,0 1,3,2; do
-            args=()
-            for s in 1x1x1 3404x5730x1 1000x1000x7 777x1025x32 4097x300x33 65x129x40 4096x4096x16 \
-              1x4097x3 130x17x5; do args+=(--shape "$s"); done
-            "$TG" verify --kernels thin_k,auto --dtype "$ab" --dtype-c "$c" --layout-a "$la" \
-              --layout-b "$lb" --layout-c "$lc" --pad "$pad" --beta 0.5 "${args[@]}" \
-              >>"$R/thin_k_verify.log" 2>&1 || echo "FAIL $t $lay $pad" | tee -a "$summary"
-          done
-        done
-      done
-      grep -c "all passed" "$R/thin_k_verify.log" | sed 's/^/thin_k verify runs passed: /' | tee -a "$summary"
+      verify_matrix thin_k 'thin_k,auto' "$EVERY_TYPE" "0.5 0,0,0;0.5 1,3,2" 1x1x1 3404x5730x1 \
+        1000x1000x7 777x1025x32 4097x300x33 65x129x40 4096x4096x16 1x4097x3 130x17x5
       ksweep=()
       for kk in 1 2 4 8 16 24 32 40 48 64 96; do ksweep+=(--shape "4096x4096x$kk"); done
       run_step thin_k_bf16 bench --kernels \
@@ -395,25 +386,15 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # Rung 20 (the realigning producer): verified in every type, layout mix, beta and pitch
       # (16-byte, odd, C's too), fuzzed, then timed beside rung 16's copy path and cuBLAS on the
       # random shapes, the odd-ld targets and a size ladder of odd pitches, to say which wins where.
-      vshapes=()
-      for s in 1x1x1 7x9x13 33x65x17 64x64x64 65x129x200 100x64x256 16x300x1000 300x200x2000 \
-        129x65x1537 31x32x7791 1000x1000x7 8192x9x512 257x263x129; do vshapes+=(--shape "$s"); done
-      for t in bf16:bf16 bf16:f32 f16:f16 f16:f32 tf32:f32; do
+      verify_matrix realign 'wgmma*_ra,auto' "$WGMMA_TYPES" "0 0,0,0;0.5 1,3,2;0 1,1,1" 1x1x1 \
+        7x9x13 33x65x17 64x64x64 65x129x200 100x64x256 16x300x1000 300x200x2000 129x65x1537 \
+        31x32x7791 1000x1000x7 8192x9x512 257x263x129
+      for t in $WGMMA_TYPES; do
         ab=${t%%:*} c=${t##*:}
-        for lay in "row row row" "col col col" "row col row" "col row col" "row row col"; do
-          read -r la lb lc <<<"$lay"
-          for v in "0 0,0,0" "0.5 1,3,2" "0 1,1,1"; do
-            read -r beta pad <<<"$v"
-            "$TG" verify --kernels 'wgmma*_ra,auto' --dtype "$ab" --dtype-c "$c" --layout-a "$la" \
-              --layout-b "$lb" --layout-c "$lc" --beta "$beta" --pad "$pad" "${vshapes[@]}" \
-              >>"$R/realign_verify.log" 2>&1 || echo "FAIL realign $t $lay beta $beta pad $pad" | tee -a "$summary"
-          done
-        done
         run_step "realign_fuzz_${ab}_${c}" "$TG" verify --kernels 'wgmma*_ra' --dtype "$ab" \
           --dtype-c "$c" --fuzz "${REALIGN_FUZZ:-600}" --seed 17
         tail -2 "$R/realign_fuzz_${ab}_${c}.log" | tee -a "$summary"
       done
-      grep -c "all passed" "$R/realign_verify.log" | sed 's/^/realign verify runs passed: /' | tee -a "$summary"
       RA='wgmma_128x128x64_s5_ts_ra,wgmma_64x64x64_s10_ts_ra,wgmma_128x128x64_s6_ts_pad,wgmma_128x64x64_s8_ts_pad,wgmma_128x256x64_s4_ts_pad,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
       for seed in 7 11; do
         run_step "realign_random_s$seed" bench --kernels "$RA" --dtype bf16 --random 100 \
