@@ -27,6 +27,7 @@
 #include "../core/device_runtime.hpp"
 #include "common.cuh"
 #include "families.hpp"
+#include "stream_common.cuh"
 #include "tensor_common.cuh"
 
 namespace tilegemm::kernels {
@@ -52,27 +53,8 @@ struct GemvArgs {
   int vec;         // 16-byte loads of A (and of x in the row-major kernel) are aligned
 };
 
-// fp32 values of one element and of a 16-byte vector of elements (as pairs, through OutC, the
-// element conversions the tensor-core families use).
-template <class E>
-struct Load {
-  static constexpr int kVec = 16 / static_cast<int>(sizeof(E));
-  __device__ __forceinline__ static float one(const E* p) { return OutC<E>::load1(p); }
-  __device__ __forceinline__ static void vec(uint4 raw, float (&v)[kVec]) {
-    const E* const e = reinterpret_cast<const E*>(&raw);
-#pragma unroll
-    for (int i = 0; i < kVec / 2; ++i) {
-      const float2 f = OutC<E>::load2(e + 2 * i);
-      v[2 * i] = f.x;
-      v[2 * i + 1] = f.y;
-    }
-  }
-};
-
-// The matrix is read once: streaming loads keep it from displacing x in the caches.
-__device__ __forceinline__ uint4 load_stream(const void* p) {
-  return __ldcs(reinterpret_cast<const uint4*>(p));
-}
+using stream::Load;
+using stream::load_stream;
 
 template <class CT>
 __device__ __forceinline__ void finish(const GemvArgs& g, int row, float sum) {
@@ -220,21 +202,6 @@ bool can_implement_gemv(const Problem& p) {
   return views::dims_fit_int(q) && q.m <= (std::int64_t{1} << 30);
 }
 
-// Blocks enough to keep every SM streaming; each split at least min_split_k elements of K, a
-// multiple of vec_width.
-struct Split {
-  int splits;
-  int k_chunk;
-};
-Split plan_split(std::int64_t tiles, std::int64_t k, int vec_width, std::int64_t min_split_k) {
-  const std::int64_t target = 8LL * runtime::sm_count();  // 8 blocks of 256 fill an SM
-  std::int64_t s = std::max<std::int64_t>(1, ceil_div(target, tiles));
-  s = std::min(s, std::max<std::int64_t>(1, k / min_split_k));
-  s = std::min<std::int64_t>(s, 65535);
-  const std::int64_t chunk = views::round_up(ceil_div(k, s), vec_width);
-  return Split{static_cast<int>(ceil_div(k, chunk)), static_cast<int>(chunk)};
-}
-
 template <class E, class CT>
 cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   constexpr int V = Load<E>::kVec;
@@ -257,8 +224,9 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // lane-rounds; column-major: a block per 64 V rows, splits of at least one unrolled round of
   // columns per warp.
   const std::int64_t tiles = rows ? ceil_div(q.m, kWarps) : ceil_div(q.m, 32 * V * kColPieces);
-  const Split sp = rows ? plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V)
-                        : plan_split(tiles, q.k, kWarps, kUnroll * kWarps);
+  // 8 blocks of 256 threads fill an SM.
+  const stream::Split sp = rows ? stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8)
+                                : stream::plan_split(tiles, q.k, kWarps, kUnroll * kWarps, 8);
   g.k_chunk = sp.k_chunk;
   if (sp.splits > 1) {
     void* ws = nullptr;

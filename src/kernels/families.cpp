@@ -24,6 +24,7 @@ void register_all_families(Registry& r) {
 #endif
   register_gemv(r);
   register_thin_k(r);
+  register_narrow(r);
 #if defined(TILEGEMM_WITH_CUTE)
   register_cute_simple(r);
   register_cute_tiled(r);

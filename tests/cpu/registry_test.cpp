@@ -44,11 +44,11 @@ TEST(Registry, EveryEntryIsComplete) {
     EXPECT_GE(k.desc.align_a, 1);
     EXPECT_GE(k.desc.align_b, 1);
     EXPECT_GE(k.desc.align_c, 1);
-    // SIMT kernels compute fp32 (the matrix-vector and thin-K families every type as well, in
-    // fp32 math: their speed is a memory stream); tensor-core kernels never claim plain fp32 (no
-    // silent tf32)
+    // SIMT kernels compute fp32 (the matrix-vector, thin-K and narrow families every type as
+    // well, in fp32 math: their speed is a memory stream); tensor-core kernels never claim plain
+    // fp32 (no silent tf32)
     if (k.desc.op_class == OpClass::kSimt) {
-      if (k.family != "gemv" && k.family != "thin_k") {
+      if (k.family != "gemv" && k.family != "thin_k" && k.family != "narrow") {
         EXPECT_EQ(k.desc.types.size(), 1u);
       }
       EXPECT_TRUE(k.desc.computes({DType::kF32, DType::kF32}));

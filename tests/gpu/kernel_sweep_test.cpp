@@ -83,6 +83,12 @@ TEST_P(KernelSweep, StandardSweepPasses) {
     if (kernel->family == "gemv" && spec.m != 1 && spec.n != 1) {
       (index % 2 == 0 ? spec.n : spec.m) = 1;
     }
+    // The narrow family gets every case with N (even cases) or M (odd cases) cut to 1 .. its
+    // width, the rest of the case as it is.
+    if (kernel->family == "narrow") {
+      const std::int64_t width = 1 + (index / 2) % kernel->tile.bn;
+      (index % 2 == 0 ? spec.n : spec.m) = width;
+    }
     // The thin-K family gets every case with K of 1 to 40 (one or two shared-memory rounds).
     if (kernel->family == "thin_k") spec.k = 1 + index % 40;
     ++index;

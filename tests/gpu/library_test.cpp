@@ -394,10 +394,13 @@ TEST(Library, SplitKResultsAreBitIdenticalAcrossRuns) {
   for (const KernelInfo& k : all_kernels()) {
     if (!k.desc.split_k || !runs_on_current_device(k)) continue;
     for (GemmTypes types : k.desc.types) {
-      CaseSpec shapes[3] = {spec_of(64, 64, 65536, 1.0f, 0.0f, types),
+      CaseSpec shapes[5] = {spec_of(64, 64, 65536, 1.0f, 0.0f, types),
                             spec_of(64, 1, 262144, 1.0f, 0.0f, types),
-                            spec_of(8192, 1, 8192, 1.0f, 0.0f, types)};
+                            spec_of(8192, 1, 8192, 1.0f, 0.0f, types),
+                            spec_of(3, 200, 65536, 1.0f, 0.0f, types),
+                            spec_of(4096, 5, 16384, 1.0f, 0.0f, types)};
       shapes[2].la = Layout::kColMajor;  // the M-contiguous matrix kernel of gemv
+      shapes[4].la = Layout::kColMajor;  // ... and of the narrow family
       for (const CaseSpec& spec : shapes) {
         Testbed tb(spec);
         ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
