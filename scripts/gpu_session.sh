@@ -5,7 +5,7 @@
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
-#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds, and
+#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -408,6 +408,62 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       run_step realign_ladder_tf32 bench --kernels \
         'wgmma_tf32_128x128x32_s5_ts_ra,wgmma_tf32_64x64x32_s10_ts_ra,wgmma_tf32_128x128x32_s6_ts_pad,wgmma_tf32_128x64x32_s8_ts_pad,wgmma_tf32_128x256x32_s4_ts_pad,auto' \
         --dtype tf32 --layout-b col "${ladder[@]}" --format json --output "${TAG}_realign-ladder-tf32.json"
+      ;;
+    narrow)
+      # Rung 21 (narrow products, 2..16 columns on the CUDA cores): verified in every type, layout
+      # mix, beta and pitch (16-byte, odd, C's too) on shapes that take both of its kernels, their
+      # element and 16-byte paths, partial row blocks and split K; then timed beside what auto
+      # ran before it, the tensor-core and SIMT tiles and cuBLAS on narrow shapes and on the
+      # random shapes of three seeds (every shape a narrow instance takes).
+      verify_matrix narrow 'narrow_*,auto' "$EVERY_TYPE" "0.5 0,0,0;0.5 1,3,2;0 1,1,1" 1x1x1 \
+        7x8x9 2x27x2492 17x10x314 3x4096x8192 8192x5x4096 2394x3x4182 22x2501x5639 300x3x1000 \
+        4097x16x33 16x300x1000 9x7000x700 1000x12x70000
+      NARROW_SHAPES=(${NARROW_SHAPES:-2394x3x4182 22x2501x5639 10x5235x6931 2x27x2492 5x10x2437 \
+        138x4x797 2222x5x1091 1764x4x135 2x498x820 6x2834x1188 36x15x433 2491x31x3012 \
+        4x8192x8192 8x8192x8192 16x8192x8192 8192x2x8192 8192x8x8192 3x16384x16384})
+      shapes=()
+      for s in "${NARROW_SHAPES[@]}"; do shapes+=(--shape "$s"); done
+      for ab in bf16 f32; do
+        for pad in 0,0,0 1,1,1; do
+          for lay in "row row row" "col col col"; do
+            read -r la lb lc <<<"$lay"
+            run_step "narrow_${ab}_${la}_pad${pad//,/}" bench --kernels 'narrow_*,auto' --dtype "$ab" \
+              --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "${shapes[@]}" \
+              --format json --output "${TAG}_narrow-${ab}-${la}-pad${pad//,/}.json"
+          done
+        done
+      done
+      ;;
+    narrow-random)
+      # The random shapes of three seeds with every narrow instance beside auto (rules only) and
+      # the instances auto took for them before rung 21 and the longk split policy.
+      declare -A BEFORE=([bf16]='wgmma_128x64x64_s8_ts_pad,wgmma_64x64x64_s13,mma_sync_128x128x32_w64x64_s4_anyalign'
+        [f32]='tuned_skinny_16x64x32_w16x32_t4x4_s4_anyalign_splitk,tuned_small_64x64x16_w32x32_t8x4_s3_anyalign_splitk,tuned_longk_*')
+      for ab in ${RANDOM_TYPES:-bf16 f32}; do
+        for seed in ${RANDOM_SEEDS:-7 11 3}; do
+          run_step "narrow_random_${ab}_s$seed" env TILEGEMM_TUNE_CACHE=off bash -c "cd '$R' && \
+            '$TG' bench $TIMING --kernels 'narrow_*,${BEFORE[$ab]},auto' --dtype $ab --random 100 \
+            --seed $seed --max-size 8192 --format json \
+            --output '${TAG}_narrow-random-${ab}-s$seed.json'"
+        done
+      done
+      ;;
+    fill-f32)
+      # The longk tile's wave-filling split policy (rung 9) beside the unsplit 128x128 tile, the
+      # small split-K tile and cuBLAS, on shapes with fewer 128x128 tiles than two waves, with
+      # 16-byte and odd pitches.
+      fill=()
+      for s in ${FILL_SHAPES:-1536x1536x1536 1024x1024x1024 2112x1504x6004 365x4393x2315 \
+        1580x423x1195 5065x262x3829 131x4188x2207 169x3579x1383 243x3665x647 5312x122x3719 \
+        2048x1024x4096 1000x3000x3000}; do fill+=(--shape "$s"); done
+      for pad in 0,0,0 1,1,1; do
+        run_step "fill_f32_pad${pad//,/}" bench --kernels \
+          'tuned_large_128x128*,tuned_longk_*,tuned_small_64x64x16*splitk,auto' --dtype f32 \
+          --layout-b col --pad "$pad" "${fill[@]}" --format json \
+          --output "${TAG}_fill-f32-pad${pad//,/}.json"
+      done
+      verify_matrix fill 'tuned_longk_*' "f32:f32" "0.5 0,0,0;0.5 1,3,2;0 1,1,1" 1536x1536x1536 \
+        365x4393x2315 131x4188x2207 300x300x9000 129x4097x600
       ;;
     smallm-probe)
       # Small M or N against a large N x K: what cuBLAS launches (kernel names, grids, every

@@ -15,11 +15,13 @@
 //  - skinny (16x64, 2 warps, 4x4 thread tiles, 4 stages of BK = 32): M <= 32 (or N <= 32: the
 //    launcher runs C^T = B^T A^T, views::mirrored, no copy), always split-K: these shapes read
 //    a whole operand once and are bound by memory bandwidth, so they need many blocks in flight.
-//  - longk: the large tile with split-K, for K much longer than M and N.
-//  - `_anyalign` twins (large 128x256 and 128x128, small, skinny) copy x-contiguous operands
-//    4 bytes at a time: any leading dimension and base alignment (4095^3 with a row-major B),
-//    where the 16-byte path cannot be used. The two large ones run large problems instead on
-//    copies of the operands at a 16-byte pitch, made inside the call (pad_copy.cuh).
+//  - longk: the large tile with split-K where its tiles fall short of two waves: K split until
+//    the waves are 85% busy (a wave tail of 128x128 tiles costs a whole tile's K loop).
+//  - `_anyalign` twins (large 128x256 and 128x128, longk, small, skinny) copy x-contiguous
+//    operands 4 bytes at a time: any leading dimension and base alignment (4095^3 with a
+//    row-major B), where the 16-byte path cannot be used. The large and longk ones run large
+//    problems instead on copies of the operands at a 16-byte pitch, made inside the call
+//    (pad_copy.cuh).
 // Split-K: split z computes K tiles [z * per_split, (z+1) * per_split) and stores its raw sums to
 // a workspace slice laid out like C; a reduction kernel adds the slices in split order
 // (deterministic) and applies C = alpha * sum + beta * C, never reading C when beta == 0. The
@@ -114,27 +116,85 @@ int choose_splits(const Problem& p, int tiles_mn, int k_tiles) {
   return static_cast<int>(std::max<std::int64_t>(want, 1));
 }
 
-enum class Split { kNever, kWhenFewTiles };
+// Splits of K that fill the SMs' block slots, for tiles that fall short of two waves: the
+// fewest (up to 16, each at least 16 K tiles, the workspace bounded) whose waves are at least
+// 85% busy, else the one that fills them best (by a twentieth at least). A split adds a write and
+// a read of a C-sized slice; a mostly idle last wave costs the whole tile's K loop.
+template <class C>
+int choose_fill_splits(const Problem& p, int tiles_mn, int k_tiles) {
+  const std::int64_t slots = std::int64_t{runtime::sm_count()} * blocks_per_sm<C>();
+  const auto fill = [slots](std::int64_t count) {
+    const std::int64_t waves = ceil_div(count, slots);
+    return static_cast<double>(count) / static_cast<double>(waves * slots);
+  };
+  if (tiles_mn >= 2 * slots) return 1;
+  int best = 1;
+  double best_fill = fill(tiles_mn);
+  if (best_fill >= 0.85) return 1;
+  for (int s = 2; s <= 16 && k_tiles / s >= 16; ++s) {
+    if (s * p.m * p.n > kMaxWorkspaceFloats) break;
+    const double f = fill(std::int64_t{tiles_mn} * s);
+    if (f >= 0.85) return s;
+    if (f > best_fill + 0.05) {
+      best = s;
+      best_fill = f;
+    }
+  }
+  return best;
+}
+
+// kWhenFewTiles: choose_splits; kFillWaves: choose_fill_splits.
+enum class Split { kNever, kWhenFewTiles, kFillWaves };
 
 template <class C>
-cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split, cudaStream_t stream) {
+int splits_for(const Problem& p, Split split, int tiles_mn, int k_tiles) {
+  switch (split) {
+    case Split::kNever:
+      return 1;
+    case Split::kWhenFewTiles:
+      return choose_splits<C>(p, tiles_mn, k_tiles);
+    case Split::kFillWaves:
+      return choose_fill_splits<C>(p, tiles_mn, k_tiles);
+  }
+  return 1;
+}
+
+// The schedule launch_scheduled runs: the plain one, K split as `split` says.
+template <class C>
+Schedule plan_schedule(const Problem& p, int raster_group, Split split) {
   Schedule s = cp_async::plain_schedule<C>(p);
   s.raster_group = views::clamp_raster_group(raster_group, s.tiles_m);
   const int k_tiles = s.tiles_per_split;
-  const int splits =
-      split == Split::kNever ? 1 : choose_splits<C>(p, s.tiles_m * s.tiles_n, k_tiles);
-  if (splits <= 1) return cp_async::launch<C>(p, s, stream);
-
+  const int splits = splits_for<C>(p, split, s.tiles_m * s.tiles_n, k_tiles);
+  if (splits <= 1) return s;
   s.tiles_per_split = static_cast<int>(ceil_div(k_tiles, splits));
   s.splits = static_cast<int>(ceil_div(k_tiles, s.tiles_per_split));  // no split is empty
+  return s;
+}
+
+// Bytes of partial sums a schedule needs in the stream workspace.
+std::size_t split_bytes(const Problem& p, const Schedule& s) {
+  return s.splits <= 1 ? 0
+                       : static_cast<std::size_t>(s.splits) *
+                             static_cast<std::size_t>(p.m * p.n) * sizeof(float);
+}
+
+// `ws_offset`: bytes at the front of the stream workspace that the caller has filled (operand
+// copies) and that the partial sums must not overwrite; the caller has already sized the
+// workspace for both, so asking again here does not move it.
+template <class C>
+cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split, cudaStream_t stream,
+                             std::size_t ws_offset = 0) {
+  Schedule s = plan_schedule<C>(p, raster_group, split);
+  if (s.splits <= 1) return cp_async::launch<C>(p, s, stream);
+
   const bool c_row_major = p.c.layout == Layout::kRowMajor;
   s.ws_rs = c_row_major ? p.n : 1;
   s.ws_cs = c_row_major ? 1 : p.m;
   s.ws_split_stride = p.m * p.n;
-  const std::size_t bytes =
-      static_cast<std::size_t>(s.splits) * static_cast<std::size_t>(p.m * p.n) * sizeof(float);
   void* workspace = nullptr;
-  if (runtime::stream_workspace(bytes, stream, &workspace) != cudaSuccess) {
+  if (runtime::stream_workspace(ws_offset + split_bytes(p, s), stream, &workspace) !=
+      cudaSuccess) {
     // No workspace (out of memory): the unsplit launch is slower, never wrong. Clear the
     // allocation error so that the launch's own error check does not report it.
     static_cast<void>(cudaGetLastError());
@@ -142,6 +202,7 @@ cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split, cu
     unsplit.raster_group = s.raster_group;
     return cp_async::launch<C>(p, unsplit, stream);
   }
+  workspace = static_cast<unsigned char*>(workspace) + ws_offset;
   s.workspace = static_cast<float*>(workspace);
   if (cudaError_t err = cp_async::launch<C>(p, s, stream); err != cudaSuccess) return err;
   const std::int64_t total = p.m * p.n;
@@ -168,13 +229,19 @@ Copy pad_plan(const MatrixView<const void*>& x, std::int64_t rows, std::int64_t 
 // Runs `Aligned` on copies of the operands the 16-byte path cannot take; false in `ran` where
 // `Aligned` cannot take the padded problem either (the caller runs its any-alignment path).
 template <class Aligned>
-cudaError_t launch_padded(const Problem& p, int raster_group, cudaStream_t stream, bool& ran) {
+cudaError_t launch_padded(const Problem& p, int raster_group, Split split, cudaStream_t stream,
+                          bool& ran) {
   const Copy ca = pad_plan(p.a, p.m, p.k);
   const Copy cb = pad_plan(p.b, p.k, p.n);
-  ran = cp_async::can_implement<Aligned>(on_copies(p, ca, cb, kPadAligned, kPadAligned));
+  const Problem planned = on_copies(p, ca, cb, kPadAligned, kPadAligned);
+  ran = cp_async::can_implement<Aligned>(planned);
   if (!ran) return cudaSuccess;
+  // The copies, then (split K) the partial sums behind them: one workspace request for both.
+  const std::size_t copies = static_cast<std::size_t>(views::round_up(
+      static_cast<std::int64_t>(ca.bytes + cb.bytes), 256));
+  const std::size_t partials = split_bytes(planned, plan_schedule<Aligned>(planned, raster_group, split));
   void* workspace = nullptr;
-  if (cudaError_t err = runtime::stream_workspace(ca.bytes + cb.bytes, stream, &workspace);
+  if (cudaError_t err = runtime::stream_workspace(copies + partials, stream, &workspace);
       err != cudaSuccess) {
     return err;
   }
@@ -192,8 +259,8 @@ cudaError_t launch_padded(const Problem& p, int raster_group, cudaStream_t strea
       return err;
     }
   }
-  return launch_scheduled<Aligned>(on_copies(p, ca, cb, a_copy, b_copy), raster_group,
-                                   Split::kNever, stream);
+  return launch_scheduled<Aligned>(on_copies(p, ca, cb, a_copy, b_copy), raster_group, split,
+                                   stream, copies);
 }
 
 // The skinny tile is short along M: run the problem so that its short side is M (N < M runs as
@@ -204,8 +271,8 @@ Problem skinny_view(const Problem& p) {
 
 // ---- Registration ------------------------------------------------------------------------------
 
-// `Padded`: for an any-alignment instance without split-K, its 16-byte twin, which runs large
-// problems on padded copies (pays_to_pad); void: none.
+// `Padded`: for an any-alignment instance, its 16-byte twin, which runs large problems on padded
+// copies (pays_to_pad) with the same split policy; void: none.
 template <class C, class Padded = void>
 void add(Registry& r, const std::string& cls, int raster_group, Split split, bool skinny,
          const std::string& why) {
@@ -232,7 +299,7 @@ void add(Registry& r, const std::string& cls, int raster_group, Split split, boo
       if constexpr (!std::is_void_v<Padded>) {
         if (pays_to_pad(p)) {
           bool ran = false;
-          const cudaError_t err = launch_padded<Padded>(p, raster_group, stream, ran);
+          const cudaError_t err = launch_padded<Padded>(p, raster_group, split, stream, ran);
           if (ran || err != cudaSuccess) return err;
         }
       }
@@ -248,6 +315,7 @@ void add(Registry& r, const std::string& cls, int raster_group, Split split, boo
 void register_tuned(Registry& r) {
   constexpr Split kNever = Split::kNever;
   constexpr Split kSplit = Split::kWhenFewTiles;
+  constexpr Split kFill = Split::kFillWaves;
   // The 128x256 pair first: `auto` takes the first instance of a glob that fits, the 16-byte
   // instance before its any-alignment twin.
   add<Wide>(r, "large", 8, kNever, false,
@@ -268,12 +336,16 @@ void register_tuned(Registry& r) {
   add<Skinny>(
       r, "skinny", 1, kSplit, true,
       "M or N <= 32: 16x64 tiles, split-K, bandwidth-bound (N <= 32 runs as C^T = B^T A^T)");
-  add<Large>(r, "longk", 8, kSplit, false,
-             "K much longer than M and N: 128x128 tiles with split-K when few tiles");
+  add<Large>(r, "longk", 8, kFill, false,
+             "fewer 128x128 tiles than two waves: K split until the waves are 85% busy");
   add<LargeAnyAlign, Large>(r, "large", 8, kNever, false,
                             "large shapes, any alignment: 4-byte copies of x-contiguous operands; "
                             "large problems run the 16-byte twin on operands copied to a "
                             "16-byte pitch");
+  add<LargeAnyAlign, Large>(r, "longk", 8, kFill, false,
+                            "fewer 128x128 tiles than two waves, any alignment: K split until "
+                            "the waves are 85% busy; large problems run the 16-byte twin on "
+                            "operands copied to a 16-byte pitch");
   add<SmallAnyAlign>(
       r, "small", 4, kSplit, false,
       "small shapes, any alignment: 4-byte copies of x-contiguous operands, split-K");

@@ -2,6 +2,7 @@
 // assumes 132 SMs (H100/H200 SXM), so these are the choices the GPU run will exercise there.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -51,9 +52,40 @@ TEST(AutoRule, WaveTailsOf128x256TilesTakeThe128x128Tile) {
 }
 
 TEST(AutoRule, BetweenOne128x128TilePerSmAndAWaveOf128x256Tiles) {
-  // 1536^2: 144 tiles of 128x128 (>= 132 SMs), 72 of 128x256 (< 7/8 of 132)
-  EXPECT_TRUE(starts_with(chosen(1536, 1536, 1536), "tuned_large_128x128x8_"))
-      << chosen(1536, 1536, 1536);
+  // 1536^2: 144 tiles of 128x128 (>= 132 SMs), 72 of 128x256 (< 7/8 of 132); with K = 512 the
+  // tuned 128x128 tile runs unsplit
+  EXPECT_TRUE(starts_with(chosen(1536, 1536, 512), "tuned_large_128x128x8_"))
+      << chosen(1536, 1536, 512);
+}
+
+TEST(AutoRule, FewerThanTwo128x128TilesPerSmSplitKToFillTheWaves) {
+  // 144 (1536^3) or 105 (365x4393x2315) tiles of 128x128 against 264 slots, K >= 1024: the
+  // longk instance, whose K split fills the waves; its any-alignment twin for an odd pitch
+  for (auto shape : {std::array<std::int64_t, 3>{1536, 1536, 1536}, {365, 4393, 2315},
+                     {1024, 1024, 1024}, {2112, 1504, 6004}}) {
+    const std::string name = chosen(shape[0], shape[1], shape[2], Layout::kColMajor);
+    EXPECT_TRUE(starts_with(name, "tuned_longk_128x128x8_") && ends_with(name, "_splitk"))
+        << shape[0] << "x" << shape[1] << "x" << shape[2] << ": " << name;
+  }
+  EXPECT_EQ(chosen(2315, 4393, 365, Layout::kColMajor, 1).find("tuned_longk_"), std::string::npos)
+      << "K < 1024 keeps the small split tile";
+  const std::string odd = chosen(1536, 1536, 1536, Layout::kRowMajor, 1);
+  EXPECT_TRUE(starts_with(odd, "tuned_longk_") && odd.find("_anyalign") != std::string::npos)
+      << odd;
+}
+
+TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
+  // M or N of 2..4: narrow_n4 at any K; of 5..8: narrow_n8 from K = 256 (below it the SIMT
+  // tiles measured faster), in both orientations and B layouts
+  for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
+    EXPECT_EQ(chosen(2394, 3, 4182, lb), "narrow_n4");
+    EXPECT_EQ(chosen(2, 8192, 8192, lb), "narrow_n4");
+    EXPECT_EQ(chosen(4, 4, 1, lb), "narrow_n4");
+    EXPECT_EQ(chosen(6, 2834, 1188, lb), "narrow_n8");
+    EXPECT_EQ(chosen(8192, 8, 256, lb), "narrow_n8");
+    EXPECT_NE(chosen(113, 8, 255, lb), "narrow_n8");
+    EXPECT_NE(chosen(9, 4096, 4096, lb), "narrow_n8");
+  }
 }
 
 TEST(AutoRule, UnalignedLeadingDimensionsTakeTheAnyAlignTwin) {
@@ -64,7 +96,7 @@ TEST(AutoRule, UnalignedLeadingDimensionsTakeTheAnyAlignTwin) {
   EXPECT_FALSE(ends_with(chosen(4095, 4095, 4095, Layout::kColMajor), "_anyalign"));
   // a misaligned base pointer
   EXPECT_TRUE(ends_with(chosen(4096, 4096, 4096, Layout::kRowMajor, 1), "_anyalign"));
-  EXPECT_TRUE(ends_with(chosen(1536, 1536, 1536, Layout::kRowMajor, 1), "_anyalign"));
+  EXPECT_TRUE(ends_with(chosen(1536, 1536, 512, Layout::kRowMajor, 1), "_anyalign"));
 }
 
 TEST(AutoRule, SmallAndSkinnyShapes) {
@@ -72,7 +104,7 @@ TEST(AutoRule, SmallAndSkinnyShapes) {
     EXPECT_TRUE(starts_with(chosen(16, 4096, 4096, lb), "tuned_skinny_"));
     EXPECT_TRUE(starts_with(chosen(4096, 16, 4096, lb), "tuned_skinny_"));  // as C^T = B^T A^T
     for (std::int64_t s : {1000, 1024}) {
-      const std::string name = chosen(s, s, s, lb);
+      const std::string name = chosen(s, s, 1023, lb);  // K >= 1024 splits the 128x128 tile
       EXPECT_TRUE(starts_with(name, "tuned_small_") && ends_with(name, "_splitk"))
           << s << ": " << name;
     }
@@ -190,6 +222,18 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
                 "wgmma_128x64x64_s8_ts_pad");
       EXPECT_EQ(select_kernel(Problem::make_typed(504, 700, 21, t, small, small, small), 90)->name,
                 "mma_sync_128x128x32_w64x64_s4_anyalign");
+      // Rung 21 for odd leading dimensions: M or N of at most 4 from K = 64, of at most 8 from
+      // K = 2048; a shorter K keeps mma.sync or the copies.
+      EXPECT_EQ(select_kernel(Problem::make_typed(2394, 3, 4182, t, small, small, small), 90)->name,
+                "narrow_n4");
+      EXPECT_EQ(select_kernel(Problem::make_typed(3, 413, 217, t, small, small, small), 90)->name,
+                "narrow_n4");
+      EXPECT_EQ(select_kernel(Problem::make_typed(21, 5, 2857, t, small, small, small), 90)->name,
+                "narrow_n8");
+      EXPECT_EQ(select_kernel(Problem::make_typed(4, 144, 2, t, small, small, small), 90)->name,
+                "mma_sync_128x128x32_w64x64_s4_anyalign");
+      EXPECT_EQ(select_kernel(Problem::make_typed(2222, 5, 1091, t, small, small, small), 90)->name,
+                "wgmma_128x64x64_s8_ts_pad");
       const GemmTypes tf32{DType::kTF32, DType::kF32};
       alignas(16) static float small32[64];
       const KernelInfo* long_k_tf32 =
