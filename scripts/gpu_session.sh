@@ -5,7 +5,7 @@
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
-#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32, and
+#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -238,8 +238,12 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # shapes and 100 random shapes (seed 7) in bf16 and f32, into a fresh cache directory whose
       # file is then copied to data/tune/ (see docs/tune.md). Screening keeps the slow ladder
       # kernels to one short round.
+      # TUNE_TYPES picks the element types; TUNE_SEED_FILE, a cache file from an earlier run of
+      # this step (other types), is merged into (a run longer than one command splits this way).
       TT="--rounds 3 --reps 10 --warmup 3 --screen 2"
-      for ab in bf16 f32; do
+      mkdir -p "$R/tunecache"
+      [ -n "${TUNE_SEED_FILE:-}" ] && cp "$TUNE_SEED_FILE" "$R/tunecache/"
+      for ab in ${TUNE_TYPES:-bf16 f32}; do
         run_step "tune_$ab" bash -c "cd '$R' && '$TG' tune --cache-dir tunecache --dtype $ab $TT \
           --size 256:8192:x2 --shape 8192x1024x8192 --shape 4096x4096x16384 \
           --shape 4095x4095x4095 --shape 16x8192x8192 --shape 128x8192x8192 --shape 1x8192x8192 \
@@ -431,6 +435,39 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
               --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "${shapes[@]}" \
               --format json --output "${TAG}_narrow-${ab}-${la}-pad${pad//,/}.json"
           done
+        done
+      done
+      ;;
+    sanitize-narrow)
+      # Rung 21 under compute-sanitizer: both kernels, their element and 16-byte paths, a partial
+      # row block, split K with its second pass, odd pitches, in fp32 and bf16.
+      for tool in memcheck racecheck initcheck; do
+        for ab in f32 bf16; do
+          for lay in "row row row" "col col col" "row col row" "col row col"; do
+            read -r la lb lc <<<"$lay"
+            for pad in 0,0,0 1,2,3; do
+              compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 "$TG" verify \
+                --kernels 'narrow_*' --dtype "$ab" --layout-a "$la" --layout-b "$lb" \
+                --layout-c "$lc" --pad "$pad" --beta 0.5 --shape 7x8x9 --shape 300x3x1000 \
+                --shape 2x27x2492 --shape 4097x16x33 --shape 5x600x40 \
+                >>"$R/sanitize_narrow.log" 2>&1 && echo "ok $tool $ab $lay $pad" >>"$R/sanitize_narrow.log" ||
+                echo "FAIL sanitize-narrow $tool $ab $lay pad $pad" | tee -a "$summary"
+            done
+          done
+        done
+      done
+      grep -c "^ok " "$R/sanitize_narrow.log" | sed 's/^/sanitize-narrow runs clean: /' | tee -a "$summary"
+      ;;
+    ncu-narrow)
+      # Rung 21's fixed cost on tiny problems under ncu: warp stalls (instruction fetch among
+      # them), instruction counts and launch facts of each width at K = 1 and a short stream.
+      for w in 4 8 16; do
+        for s in 12x3482x1 5x10x2437; do
+          run_step "ncu_narrow_n${w}_$s" ncu --clock-control none --section SpeedOfLight \
+            --section WarpStateStats --section LaunchStats --section Occupancy \
+            --section InstructionStats --section SchedulerStats -k regex:narrow_rows \
+            --launch-skip 2 --launch-count 1 "$TG" bench --kernels "narrow_n$w" --dtype bf16 \
+            --layout-a col --layout-b col --layout-c col --shape "$s" --warmup 2 --reps 2 --rounds 1
         done
       done
       ;;

@@ -54,10 +54,8 @@ enum class When : std::uint8_t {
   // blocks per SM: where the tuned 128x128 tile's last wave would be mostly idle unless K is split.
   kUnderWave128,
   // Narrow products (rung 21; the matrix-vector products, M or N of 1, come first):
-  kNarrowTo4,        // min(M, N) <= 4
-  kNarrowTo4K64,     // min(M, N) <= 4 and K >= 64
-  kNarrowTo8K256,    // min(M, N) <= 8 and K >= 256
-  kNarrowTo8K2048,   // min(M, N) <= 8 and K >= 2048
+  kNarrowTo4,      // min(M, N) <= 4
+  kNarrowTo8K128,  // min(M, N) <= 8 and K >= 128
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   kAlways,
 };
@@ -77,9 +75,9 @@ struct Rule {
 // fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass; rung 17).
 //  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once.
 //  - thin K (K <= 64) against a large C: the thin_k family, which writes C and little else.
-//  - narrow (M or N of at most 4; of at most 8 with K >= 256): rung 21's narrow products, which
-//    stream the wide operand once; with 5..8 columns and a short K the SIMT tiles' shorter
-//    launch path won (perf-notes.md, rung 21).
+//  - narrow (M or N of at most 4): rung 21's narrow products, which stream the wide operand
+//    once; with 5..16 columns the SIMT skinny and small tiles were as fast or faster on the
+//    random shapes of three seeds (perf-notes.md, rung 21).
 //  - skinny: the 16x64 split-K tile beat every instance at 16x4096x4096 in both B layouts.
 //  - a wave of 128x256 tiles: the lean mid-step-copy 128x256 instances (BK 16 with row-major B,
 //    BK 8 with column-major B, each the better of the two in its layout), else the tuned 128x256
@@ -98,7 +96,6 @@ constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
-    {When::kNarrowTo8K256, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
     {When::kSkinny, BNeeds::kAny, "tuned", 16, 64, 32, true, ""},
     {When::kWaveOf128x256FullerThan128, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false,
      "lean_mid"},
@@ -126,8 +123,8 @@ constexpr Rule kSimtRules[] = {
 // tensor map can describe (odd leading dimension, base off 16 bytes), rung 16, which copies them
 // to a 16-byte pitch first, from K = 256 up (below it the copy's launches cost more than they
 // save: perf-notes.md, rung 16; it also copies B transposed for tf32 with A and B both M/N-major,
-// the one mix the wgmma kernel refuses). Ahead of them, where M or N is at most 4 (K >= 64) or
-// at most 8 (K >= 2048), rung 21's narrow products on the CUDA cores: one pass over the wide
+// the one mix the wgmma kernel refuses). Ahead of them, where M or N is at most 4, or at most 8
+// with K >= 128, rung 21's narrow products on the CUDA cores: one pass over the wide
 // operand instead of a copy and a 64-row tile of zeros (perf-notes.md, rung 21); with 16-byte
 // operands rung 18's tile, above, stays faster. Ahead of rung 16, for 16-bit A/B, rung 20's 64x64
 // realigning producer (no copy pass, one launch) in the one class where it measured faster than
@@ -142,8 +139,8 @@ constexpr Rule kTensorRules[] = {
     {When::kSmallMN64x128, BNeeds::kAny, "wgmma_skinny", 64, 128, 0, true, ""},
     {When::kUnderSms128, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, true, ""},
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, true, ""},
-    {When::kNarrowTo4K64, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
-    {When::kNarrowTo8K2048, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
+    {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
+    {When::kNarrowTo8K128, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kRealignLongK, BNeeds::kAny, "wgmma_realign", 64, 64, 0, true, ""},
     {When::kWaveOf128x256K256, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
@@ -203,12 +200,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
              tiles(p, 128, 128) < 2 * sms;
     case When::kNarrowTo4:
       return std::min(p.m, p.n) <= 4;
-    case When::kNarrowTo4K64:
-      return std::min(p.m, p.n) <= 4 && p.k >= 64;
-    case When::kNarrowTo8K256:
-      return std::min(p.m, p.n) <= 8 && p.k >= 256;
-    case When::kNarrowTo8K2048:
-      return std::min(p.m, p.n) <= 8 && p.k >= 2048;
+    case When::kNarrowTo8K128:
+      return std::min(p.m, p.n) <= 8 && p.k >= 128;
     case When::kFewTiles64MLeN:
       return 2 * tiles(p, 64, 64) <= sms && p.m <= p.n;
     case When::kAlways:

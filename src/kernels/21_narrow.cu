@@ -61,7 +61,7 @@ struct NarrowArgs {
   std::int64_t b_k, b_col;  // element strides of B along K and along N
   void* c;
   std::int64_t c_row, c_col;  // element strides of C along M and along N
-  int k_chunk;                // K per split (a multiple of the row kernel's warp step)
+  int k_chunk;                // K per split (a multiple of 16 bytes of elements)
   float* partial;             // splits x m x n partial sums (splits > 1)
 };
 
@@ -180,25 +180,40 @@ __global__ void __launch_bounds__(kThreads) narrow_rows_kernel(const NarrowArgs 
         }
       }
     }
-    // Element loads: all of the stage without VEC, its last partial step with it. Lane l reads
-    // k = kk + l + 32 i, so each load instruction is 32 consecutive elements of a row.
-    for (; kk < len; kk += kStep) {
-      float av[kRowsPerWarp][V];
-#pragma unroll
-      for (int i = 0; i < V; ++i) {
-        const int kl = kk + lane + 32 * i;
-#pragma unroll
-        for (int r = 0; r < kRowsPerWarp; ++r) av[r][i] = kl < len ? L::one(arow[r] + ks + kl) : 0.0f;
-      }
-#pragma unroll
-      for (int c = 0; c < NC; ++c) {
+    // Element loads, lane l reading k = kk + l + 32 i (each load instruction is 32 consecutive
+    // elements of a row): whole warp steps without predicates (all of the stage without VEC),
+    // then what is left 32 at a time, so that a short K runs no more of a step than it needs.
+    if constexpr (!VEC) {
+      for (; kk + kStep <= len; kk += kStep) {
+        float av[kRowsPerWarp][V];
 #pragma unroll
         for (int i = 0; i < V; ++i) {
-          const int kl = kk + lane + 32 * i;
-          const float bv = kl < len ? bs[c * KP + stage_pos<V, KS>(kl)] : 0.0f;
 #pragma unroll
-          for (int r = 0; r < kRowsPerWarp; ++r) acc[r][c] = fmaf(av[r][i], bv, acc[r][c]);
+          for (int r = 0; r < kRowsPerWarp; ++r) av[r][i] = L::one(arow[r] + ks + kk + lane + 32 * i);
         }
+#pragma unroll
+        for (int c = 0; c < NC; ++c) {
+#pragma unroll
+          for (int i = 0; i < V; ++i) {
+            const float bv = bs[c * KP + stage_pos<V, KS>(kk + lane + 32 * i)];
+#pragma unroll
+            for (int r = 0; r < kRowsPerWarp; ++r) acc[r][c] = fmaf(av[r][i], bv, acc[r][c]);
+          }
+        }
+      }
+    }
+#pragma unroll 4
+    for (; kk < len; kk += 32) {
+      const int kl = kk + lane;
+      const bool in = kl < len;
+      float av[kRowsPerWarp];
+#pragma unroll
+      for (int r = 0; r < kRowsPerWarp; ++r) av[r] = in ? L::one(arow[r] + ks + kl) : 0.0f;
+#pragma unroll
+      for (int c = 0; c < NC; ++c) {
+        const float bv = in ? bs[c * KP + stage_pos<V, KS>(kl)] : 0.0f;
+#pragma unroll
+        for (int r = 0; r < kRowsPerWarp; ++r) acc[r][c] = fmaf(av[r], bv, acc[r][c]);
       }
     }
   }
@@ -354,13 +369,14 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.c_col = sc.col;
   const bool rows = views::a_k_contiguous(q);
   const bool vec = views::aligned(q.a, 16);
-  // Row-major A: blocks of 32 rows, splits of at least one warp step; column-major A: blocks of
-  // 32 V rows, splits of at least one round of unrolled columns per warp. Short splits: a small
+  // Row-major A: blocks of 32 rows, splits of at least one warp step (whole 16-byte pieces);
+  // column-major A: blocks of 32 V rows, splits of at least one round of unrolled columns per
+  // warp. Short splits: a small
   // problem's time is the round trips of its loads, and more blocks take them side by side.
   const std::int64_t tiles = rows ? ceil_div(q.m, kRowsPerBlock) : ceil_div(q.m, 32 * V);
   const stream::Split sp =
-      rows ? stream::plan_split(tiles, q.k, 32 * V, 32LL * V, kBlocksPerSm)
-           : stream::plan_split(tiles, q.k, 32 * V, 1LL * kWarps * kColUnroll<NC>, kBlocksPerSm);
+      rows ? stream::plan_split(tiles, q.k, V, 32LL * V, kBlocksPerSm)
+           : stream::plan_split(tiles, q.k, kWarps, 1LL * kWarps * kColUnroll<NC>, kBlocksPerSm);
   g.k_chunk = sp.k_chunk;
   if (sp.splits > 1) {
     void* ws = nullptr;

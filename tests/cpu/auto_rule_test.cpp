@@ -75,16 +75,14 @@ TEST(AutoRule, FewerThanTwo128x128TilesPerSmSplitKToFillTheWaves) {
 }
 
 TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
-  // M or N of 2..4: narrow_n4 at any K; of 5..8: narrow_n8 from K = 256 (below it the SIMT
-  // tiles measured faster), in both orientations and B layouts
+  // M or N of 2..4: narrow_n4 at any K, in both orientations and B layouts; wider, the SIMT
+  // tiles (as fast or faster on the random shapes)
   for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
     EXPECT_EQ(chosen(2394, 3, 4182, lb), "narrow_n4");
     EXPECT_EQ(chosen(2, 8192, 8192, lb), "narrow_n4");
     EXPECT_EQ(chosen(4, 4, 1, lb), "narrow_n4");
-    EXPECT_EQ(chosen(6, 2834, 1188, lb), "narrow_n8");
-    EXPECT_EQ(chosen(8192, 8, 256, lb), "narrow_n8");
-    EXPECT_NE(chosen(113, 8, 255, lb), "narrow_n8");
-    EXPECT_NE(chosen(9, 4096, 4096, lb), "narrow_n8");
+    EXPECT_TRUE(starts_with(chosen(6, 2834, 1188, lb), "tuned_")) << chosen(6, 2834, 1188, lb);
+    EXPECT_TRUE(starts_with(chosen(9, 4096, 4096, lb), "tuned_skinny_"));
   }
 }
 
@@ -222,17 +220,17 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
                 "wgmma_128x64x64_s8_ts_pad");
       EXPECT_EQ(select_kernel(Problem::make_typed(504, 700, 21, t, small, small, small), 90)->name,
                 "mma_sync_128x128x32_w64x64_s4_anyalign");
-      // Rung 21 for odd leading dimensions: M or N of at most 4 from K = 64, of at most 8 from
-      // K = 2048; a shorter K keeps mma.sync or the copies.
+      // Rung 21 for odd leading dimensions: M or N of at most 4 at any K, of at most 8 from
+      // K = 128; a shorter K keeps mma.sync, 9 columns or more the copies.
       EXPECT_EQ(select_kernel(Problem::make_typed(2394, 3, 4182, t, small, small, small), 90)->name,
                 "narrow_n4");
-      EXPECT_EQ(select_kernel(Problem::make_typed(3, 413, 217, t, small, small, small), 90)->name,
-                "narrow_n4");
-      EXPECT_EQ(select_kernel(Problem::make_typed(21, 5, 2857, t, small, small, small), 90)->name,
-                "narrow_n8");
       EXPECT_EQ(select_kernel(Problem::make_typed(4, 144, 2, t, small, small, small), 90)->name,
-                "mma_sync_128x128x32_w64x64_s4_anyalign");
+                "narrow_n4");
       EXPECT_EQ(select_kernel(Problem::make_typed(2222, 5, 1091, t, small, small, small), 90)->name,
+                "narrow_n8");
+      EXPECT_EQ(select_kernel(Problem::make_typed(113, 8, 127, t, small, small, small), 90)->name,
+                "mma_sync_128x128x32_w64x64_s4_anyalign");
+      EXPECT_EQ(select_kernel(Problem::make_typed(5169, 16, 1413, t, small, small, small), 90)->name,
                 "wgmma_128x64x64_s8_ts_pad");
       const GemmTypes tf32{DType::kTF32, DType::kF32};
       alignas(16) static float small32[64];
