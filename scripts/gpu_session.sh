@@ -5,7 +5,7 @@
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
-#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow, and
+#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -470,6 +470,18 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             --layout-a col --layout-b col --layout-c col --shape "$s" --warmup 2 --reps 2 --rounds 1
         done
       done
+      ;;
+    skinny-pad-f32)
+      # Rung 9's skinny tiles on odd pitches (a large B) beside rung 21's widest instance and
+      # cuBLAS, verified first in each layout mix. (Copying B to a 16-byte pitch for the 16-byte
+      # skinny twin was measured this way and was slower: docs/perf-notes.md, rung 21.)
+      verify_matrix skinny_pad 'tuned_skinny_*anyalign*' "f32:f32" "0.5 1,3,2;0 1,1,1" \
+        22x2501x5639 2491x31x3012 32x4533x1297 10x5235x6931 16x4096x1024 4096x7x2048
+      run_step skinny_pad_f32 bench --kernels 'tuned_skinny_*,narrow_n16,auto' --dtype f32 \
+        --layout-a col --layout-b row --layout-c col --pad 1,1,1 --shape 22x2501x5639 \
+        --shape 2491x31x3012 --shape 63x2318x3586 --shape 32x4533x1297 --shape 10x5235x6931 \
+        --shape 16x8192x8192 --shape 5169x16x1413 --shape 3383x42x6316 --shape 45x7302x1944 \
+        --format json --output "${TAG}_skinny-pad-f32.json"
       ;;
     narrow-random)
       # The random shapes of three seeds with every narrow instance beside auto (rules only) and
