@@ -5,7 +5,7 @@
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
-#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32, and
+#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -482,6 +482,25 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         --shape 2491x31x3012 --shape 63x2318x3586 --shape 32x4533x1297 --shape 10x5235x6931 \
         --shape 16x8192x8192 --shape 5169x16x1413 --shape 3383x42x6316 --shape 45x7302x1944 \
         --format json --output "${TAG}_skinny-pad-f32.json"
+      ;;
+    pad64)
+      # Rung 16's copies under rung 18's one-consumer 64x64 tile (small M or N, odd pitches):
+      # verified in every tensor type and layout mix, then timed beside the 128-row padded tiles,
+      # the narrow products, mma.sync's any-alignment tile and cuBLAS on narrow-ish shapes and on
+      # the random shapes of three seeds.
+      verify_matrix pad64 'wgmma*64x64*_pad' "$WGMMA_TYPES" "0.5 1,3,2;0 1,1,1" 22x2501x5639 \
+        2491x31x3012 36x15x433 77x50x4096 8192x9x512 16x300x1000 200x24x1000 31x32x7791
+      P64='wgmma_64x64x64_s13_pad,wgmma_128x64x64_s8_ts_pad,wgmma_128x128x64_s6_ts_pad,narrow_n4,narrow_n8,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
+      run_step pad64_bf16 bench --kernels "$P64" --dtype bf16 --layout-a col --layout-b row \
+        --layout-c col --pad 1,1,1 --shape 22x2501x5639 --shape 2491x31x3012 --shape 36x15x433 \
+        --shape 10x5235x6931 --shape 5169x16x1413 --shape 63x2318x3586 --shape 16x8192x8192 \
+        --shape 128x8192x8192 --shape 250x3000x3000 --shape 29x9x7054 --format json \
+        --output "${TAG}_pad64-bf16.json"
+      for seed in ${RANDOM_SEEDS:-7 11 3}; do
+        run_step "pad64_random_s$seed" env TILEGEMM_TUNE_CACHE=off bash -c "cd '$R' && \
+          '$TG' bench $TIMING --kernels '$P64' --dtype bf16 --random 100 --seed $seed \
+          --max-size 8192 --format json --output '${TAG}_pad64-random-bf16-s$seed.json'"
+      done
       ;;
     narrow-random)
       # The random shapes of three seeds with every narrow instance beside auto (rules only) and

@@ -43,6 +43,7 @@ enum class When : std::uint8_t {
   kSmallMN64x128,    // min(M, N) <= 256 and 64x128 tiles fit in one wave
   // The same with K >= 256: where copying operands to a 16-byte pitch (rung 16: two extra
   // launches and a pass over A and B) pays for itself against mma.sync's any-alignment path.
+  kSmallMN64x64K256,
   kWaveOf128x256K256,
   kUnderSms128K256,
   kK256,
@@ -123,7 +124,9 @@ constexpr Rule kSimtRules[] = {
 // tensor map can describe (odd leading dimension, base off 16 bytes), rung 16, which copies them
 // to a 16-byte pitch first, from K = 256 up (below it the copy's launches cost more than they
 // save: perf-notes.md, rung 16; it also copies B transposed for tf32 with A and B both M/N-major,
-// the one mix the wgmma kernel refuses). Ahead of them, where M or N is at most 4, or at most 8
+// the one mix the wgmma kernel refuses); where rung 18's 64x64 class holds (small M or N) its
+// tile runs on the copies (a few percent faster than the 128x64 tile there: perf-notes.md,
+// "Rung 16's copies under rung 18's tile"). Ahead of them, where M or N is at most 4, or at most 8
 // with K >= 128, rung 21's narrow products on the CUDA cores: one pass over the wide
 // operand instead of a copy and a 64-row tile of zeros (perf-notes.md, rung 21); with 16-byte
 // operands rung 18's tile, above, stays faster. Ahead of rung 16, for 16-bit A/B, rung 20's 64x64
@@ -143,6 +146,7 @@ constexpr Rule kTensorRules[] = {
     {When::kNarrowTo8K128, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kRealignLongK, BNeeds::kAny, "wgmma_realign", 64, 64, 0, true, ""},
+    {When::kSmallMN64x64K256, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, ""},
     {When::kWaveOf128x256K256, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
     {When::kUnderSms128K256, BNeeds::kAny, "wgmma_padded", 128, 64, 0, true, ""},
     {When::kK256, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
@@ -185,6 +189,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 256 && tiles(p, 64, 64) <= sms;
     case When::kSmallMN64x128:
       return std::min(p.m, p.n) <= 256 && tiles(p, 64, 128) <= sms;
+    case When::kSmallMN64x64K256:
+      return p.k >= 256 && holds(When::kSmallMN64x64, p, sms);
     case When::kWaveOf128x256K256:
       return p.k >= 256 && holds(When::kWaveOf128x256, p, sms);
     case When::kUnderSms128K256:

@@ -217,7 +217,7 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(select_kernel(Problem::make_typed(29, 9, 7054, t, small, small, small), 90)->name,
                 "wgmma_64x64x64_s10_ts_ra");
       EXPECT_EQ(select_kernel(Problem::make_typed(29, 9, 4999, t, small, small, small), 90)->name,
-                "wgmma_128x64x64_s8_ts_pad");
+                "wgmma_64x64x64_s13_pad");  // small M or N: rung 18's tile on the copies
       EXPECT_EQ(select_kernel(Problem::make_typed(504, 700, 21, t, small, small, small), 90)->name,
                 "mma_sync_128x128x32_w64x64_s4_anyalign");
       // Rung 21 for odd leading dimensions: M or N of at most 4 at any K, of at most 8 from
@@ -231,7 +231,10 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(select_kernel(Problem::make_typed(113, 8, 127, t, small, small, small), 90)->name,
                 "mma_sync_128x128x32_w64x64_s4_anyalign");
       EXPECT_EQ(select_kernel(Problem::make_typed(5169, 16, 1413, t, small, small, small), 90)->name,
-                "wgmma_128x64x64_s8_ts_pad");
+                "wgmma_64x64x64_s13_pad");
+      // more 64x64 tiles than SMs: the 128-row padded tiles
+      EXPECT_EQ(select_kernel(Problem::make_typed(139, 5420, 288, t, small, small, small), 90)->name,
+                "wgmma_128x128x64_s6_ts_pad");
       const GemmTypes tf32{DType::kTF32, DType::kF32};
       alignas(16) static float small32[64];
       const KernelInfo* long_k_tf32 =

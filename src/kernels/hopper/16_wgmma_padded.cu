@@ -14,6 +14,8 @@
 // The same copy step takes the one layout mix the tf32 wgmma kernel refuses, A and B both
 // M/N-major (A column-major, B row-major): B is copied transposed, K-major, and the kernel reads
 // its M-major A through registers. cuBLAS is slow in that mix too (docs/perf-notes.md, rung 16).
+// Besides rung 15's three tiles, rung 18's one-consumer 64x64 tile runs on the copies too (small M
+// or N with an odd pitch: half the zero rows of the 128-row tiles).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -158,6 +160,11 @@ void register_wgmma_padded(Registry& r) {
   r.push_back(describe_padded<Config<256, 4, kTf32, 1, kTmaStore>>(kK));
   r.push_back(describe_padded<Config<128, 6, kTf32, 1, kTmaStore>>(kK));
   r.push_back(describe_padded<Config<64, 8, kTf32, 1, kTmaStore>>(kK));
+  // Rung 18's one-consumer 64x64 tile on the copies: small M or N with an odd pitch.
+  constexpr bool kRegEpilogue = false;
+  constexpr int kOneConsumer = 1;
+  r.push_back(describe_padded<Config<64, 13, k16Bit, 1, kRegEpilogue, kOneConsumer>>(k16));
+  r.push_back(describe_padded<Config<64, 13, kTf32, 1, kRegEpilogue, kOneConsumer>>(kK));
 }
 
 }  // namespace tilegemm::kernels
