@@ -50,13 +50,13 @@ enum class When : std::uint8_t {
   // 16-bit A/B (where rung 20 was measured), operands no tensor map describes: K >= 5000 over at
   // most 16 tiles of 64x64 (split-K gives each of its work units several k-tiles of its own).
   kRealignLongK,
-  kLongKFewTiles,   // K >= 4 max(M, N) and 128x128 tiles fill at most half the SMs
+  kLongKFewTiles,  // K >= 4 max(M, N) and 128x128 tiles fill at most half the SMs
   // K >= 1024, min(M, N) >= 64, at least 2^29 multiply-adds, fewer 128x128 tiles than two
   // blocks per SM: where the tuned 128x128 tile's last wave would be mostly idle unless K is split.
   kUnderWave128,
   // Narrow products (rung 21; the matrix-vector products, M or N of 1, come first):
-  kNarrowTo4,      // min(M, N) <= 4
-  kNarrowTo8K128,  // min(M, N) <= 8 and K >= 128
+  kNarrowTo4,       // min(M, N) <= 4
+  kNarrowTo8K128,   // min(M, N) <= 8 and K >= 128
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   kAlways,
 };
@@ -86,8 +86,8 @@ struct Rule {
 //    last wave fills the GPU better by a tenth (5948x599x333: 0.89 of the slots against 0.53),
 //    which then runs.
 //  - fewer 128x128 tiles than two per SM, K >= 1024, at least 2^29 multiply-adds: the 128x128
-//    tile with K split until its waves are 85% busy (1536^3: 236 us against 317 unsplit;
-//    perf-notes.md, "Wave-filling split-K"); below K = 1024 the 64x64 split tile was as fast.
+//    tile with K split until its waves are 85% busy (perf-notes.md, "Wave-filling split-K");
+//    below K = 1024 the 64x64 split tile was as fast.
 //  - one 128x128 tile per SM: the tuned 128x128 tile (not measured apart in this band).
 //  - long K with few tiles: 128x128 with split-K (the same wave-filling split).
 //  - few 64x64 tiles with row-major B and M <= N: the skinny tile, which copies B 16 bytes at a
@@ -202,8 +202,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kLongKFewTiles:
       return p.k >= 4 * std::max(p.m, p.n) && 2 * tiles(p, 128, 128) <= sms;
     case When::kUnderWave128:
-      return p.k >= 1024 && std::min(p.m, p.n) >= 64 && p.m * p.n * p.k >= (std::int64_t{1} << 29) &&
-             tiles(p, 128, 128) < 2 * sms;
+      return p.k >= 1024 && std::min(p.m, p.n) >= 64 &&
+             p.m * p.n * p.k >= (std::int64_t{1} << 29) && tiles(p, 128, 128) < 2 * sms;
     case When::kNarrowTo4:
       return std::min(p.m, p.n) <= 4;
     case When::kNarrowTo8K128:

@@ -175,8 +175,8 @@ Schedule plan_schedule(const Problem& p, int raster_group, Split split) {
 // Bytes of partial sums a schedule needs in the stream workspace.
 std::size_t split_bytes(const Problem& p, const Schedule& s) {
   return s.splits <= 1 ? 0
-                       : static_cast<std::size_t>(s.splits) *
-                             static_cast<std::size_t>(p.m * p.n) * sizeof(float);
+                       : static_cast<std::size_t>(s.splits) * static_cast<std::size_t>(p.m * p.n) *
+                             sizeof(float);
 }
 
 // `ws_offset`: bytes at the front of the stream workspace that the caller has filled (operand
@@ -193,8 +193,7 @@ cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split, cu
   s.ws_cs = c_row_major ? 1 : p.m;
   s.ws_split_stride = p.m * p.n;
   void* workspace = nullptr;
-  if (runtime::stream_workspace(ws_offset + split_bytes(p, s), stream, &workspace) !=
-      cudaSuccess) {
+  if (runtime::stream_workspace(ws_offset + split_bytes(p, s), stream, &workspace) != cudaSuccess) {
     // No workspace (out of memory): the unsplit launch is slower, never wrong. Clear the
     // allocation error so that the launch's own error check does not report it.
     static_cast<void>(cudaGetLastError());
@@ -237,9 +236,10 @@ cudaError_t launch_padded(const Problem& p, int raster_group, Split split, cudaS
   ran = cp_async::can_implement<Aligned>(planned);
   if (!ran) return cudaSuccess;
   // The copies, then (split K) the partial sums behind them: one workspace request for both.
-  const std::size_t copies = static_cast<std::size_t>(views::round_up(
-      static_cast<std::int64_t>(ca.bytes + cb.bytes), 256));
-  const std::size_t partials = split_bytes(planned, plan_schedule<Aligned>(planned, raster_group, split));
+  const std::size_t copies = static_cast<std::size_t>(
+      views::round_up(static_cast<std::int64_t>(ca.bytes + cb.bytes), 256));
+  const std::size_t partials =
+      split_bytes(planned, plan_schedule<Aligned>(planned, raster_group, split));
   void* workspace = nullptr;
   if (cudaError_t err = runtime::stream_workspace(copies + partials, stream, &workspace);
       err != cudaSuccess) {

@@ -50,7 +50,7 @@ constexpr int kStageFloats = 8192;  // B's stage: 32 KiB of fp32, NC columns x 8
 // registers).
 template <int NC>
 constexpr int kColUnroll = NC <= 4 ? 8 : 4;
-constexpr int kBlocksPerSm = 8;     // the split target: blocks per SM over the whole grid
+constexpr int kBlocksPerSm = 8;  // the split target: blocks per SM over the whole grid
 
 struct NarrowArgs {
   int m, n, k;
@@ -141,7 +141,8 @@ __global__ void __launch_bounds__(kThreads) narrow_rows_kernel(const NarrowArgs 
 #pragma unroll
   for (int r = 0; r < kRowsPerWarp; ++r) {
     // Rows past M read row M - 1 again (their sums are dropped): no branch in the stream.
-    arow[r] = static_cast<const E*>(g.a) + static_cast<std::int64_t>(min(row0 + r, g.m - 1)) * g.lda;
+    arow[r] =
+        static_cast<const E*>(g.a) + static_cast<std::int64_t>(min(row0 + r, g.m - 1)) * g.lda;
   }
   const std::int64_t k0 = static_cast<std::int64_t>(blockIdx.y) * g.k_chunk;
   const std::int64_t k1 = min(static_cast<std::int64_t>(g.k), k0 + g.k_chunk);
@@ -166,7 +167,8 @@ __global__ void __launch_bounds__(kThreads) narrow_rows_kernel(const NarrowArgs 
           float bv[V];
 #pragma unroll
           for (int h = 0; h < V / 4; ++h) {
-            const float4 f = *reinterpret_cast<const float4*>(bs + c * KP + pos + h * (KS / 2 + 16));
+            const float4 f =
+                *reinterpret_cast<const float4*>(bs + c * KP + pos + h * (KS / 2 + 16));
             bv[4 * h] = f.x;
             bv[4 * h + 1] = f.y;
             bv[4 * h + 2] = f.z;
@@ -189,7 +191,8 @@ __global__ void __launch_bounds__(kThreads) narrow_rows_kernel(const NarrowArgs 
 #pragma unroll
         for (int i = 0; i < V; ++i) {
 #pragma unroll
-          for (int r = 0; r < kRowsPerWarp; ++r) av[r][i] = L::one(arow[r] + ks + kk + lane + 32 * i);
+          for (int r = 0; r < kRowsPerWarp; ++r)
+            av[r][i] = L::one(arow[r] + ks + kk + lane + 32 * i);
         }
 #pragma unroll
         for (int c = 0; c < NC; ++c) {
@@ -277,7 +280,8 @@ __global__ void __launch_bounds__(kThreads) narrow_cols_kernel(const NarrowArgs 
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
 #pragma unroll
-              for (int i = 0; i < V; ++i) acc[i][4 * c4 + j] = fmaf(av[i], bv[j], acc[i][4 * c4 + j]);
+              for (int i = 0; i < V; ++i)
+                acc[i][4 * c4 + j] = fmaf(av[i], bv[j], acc[i][4 * c4 + j]);
             }
           }
         }
@@ -339,7 +343,9 @@ __global__ void __launch_bounds__(kThreads) narrow_reduce_kernel(const NarrowArg
 }
 
 // The problem as the kernels see it: N the narrow side (an M-narrow problem mirrored).
-Problem as_narrow(const Problem& p) { return p.n <= p.m ? p : views::mirrored(p); }
+Problem as_narrow(const Problem& p) {
+  return p.n <= p.m ? p : views::mirrored(p);
+}
 
 template <int NC>
 bool can_implement_narrow(const Problem& p) {

@@ -44,8 +44,8 @@ struct Split {
   int splits;
   int k_chunk;
 };
-inline Split plan_split(std::int64_t tiles, std::int64_t k, int vec_width,
-                        std::int64_t min_split_k, int blocks_per_sm) {
+inline Split plan_split(std::int64_t tiles, std::int64_t k, int vec_width, std::int64_t min_split_k,
+                        int blocks_per_sm) {
   const std::int64_t target = std::int64_t{blocks_per_sm} * runtime::sm_count();
   std::int64_t s = std::max<std::int64_t>(1, views::ceil_div(target, tiles));
   s = std::min(s, std::max<std::int64_t>(1, k / min_split_k));

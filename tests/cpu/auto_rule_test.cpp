@@ -61,8 +61,10 @@ TEST(AutoRule, BetweenOne128x128TilePerSmAndAWaveOf128x256Tiles) {
 TEST(AutoRule, FewerThanTwo128x128TilesPerSmSplitKToFillTheWaves) {
   // 144 (1536^3) or 105 (365x4393x2315) tiles of 128x128 against 264 slots, K >= 1024: the
   // longk instance, whose K split fills the waves; its any-alignment twin for an odd pitch
-  for (auto shape : {std::array<std::int64_t, 3>{1536, 1536, 1536}, {365, 4393, 2315},
-                     {1024, 1024, 1024}, {2112, 1504, 6004}}) {
+  for (auto shape : {std::array<std::int64_t, 3>{1536, 1536, 1536},
+                     {365, 4393, 2315},
+                     {1024, 1024, 1024},
+                     {2112, 1504, 6004}}) {
     const std::string name = chosen(shape[0], shape[1], shape[2], Layout::kColMajor);
     EXPECT_TRUE(starts_with(name, "tuned_longk_128x128x8_") && ends_with(name, "_splitk"))
         << shape[0] << "x" << shape[1] << "x" << shape[2] << ": " << name;
@@ -230,11 +232,13 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
                 "narrow_n8");
       EXPECT_EQ(select_kernel(Problem::make_typed(113, 8, 127, t, small, small, small), 90)->name,
                 "mma_sync_128x128x32_w64x64_s4_anyalign");
-      EXPECT_EQ(select_kernel(Problem::make_typed(5169, 16, 1413, t, small, small, small), 90)->name,
-                "wgmma_64x64x64_s13_pad");
+      EXPECT_EQ(
+          select_kernel(Problem::make_typed(5169, 16, 1413, t, small, small, small), 90)->name,
+          "wgmma_64x64x64_s13_pad");
       // more 64x64 tiles than SMs: the 128-row padded tiles
-      EXPECT_EQ(select_kernel(Problem::make_typed(139, 5420, 288, t, small, small, small), 90)->name,
-                "wgmma_128x128x64_s6_ts_pad");
+      EXPECT_EQ(
+          select_kernel(Problem::make_typed(139, 5420, 288, t, small, small, small), 90)->name,
+          "wgmma_128x128x64_s6_ts_pad");
       const GemmTypes tf32{DType::kTF32, DType::kF32};
       alignas(16) static float small32[64];
       const KernelInfo* long_k_tf32 =
