@@ -5,7 +5,7 @@
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
-#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64, and
+#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -500,6 +500,21 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         run_step "pad64_random_s$seed" env TILEGEMM_TUNE_CACHE=off bash -c "cd '$R' && \
           '$TG' bench $TIMING --kernels '$P64' --dtype bf16 --random 100 --seed $seed \
           --max-size 8192 --format json --output '${TAG}_pad64-random-bf16-s$seed.json'"
+      done
+      ;;
+    wave-f32)
+      # fp32 between one and four waves of 128x256 tiles: rung 8's lean 128x256 instances, rung
+      # 9's 128x256 and 128x128 tiles and cuBLAS, K short and long, both B layouts (which tile
+      # the wave rule should take there).
+      wave=()
+      for mn in ${WAVE_MN:-1536x2048 2048x2048 2560x1536 3000x2600 3912x2568 1480x3800 4096x2304 \
+        2744x5528 3500x3500 4500x2900 2200x4700 1800x5200 5000x1800 3300x4100 2600x2600 6000x2300}; do
+        for k in 640 2400; do wave+=(--shape "${mn}x$k"); done
+      done
+      for lb in row col; do
+        run_step "wave_f32_$lb" bench --kernels \
+          'tuned_large_128x128x8_w64x32_t8x8_s3,tuned_large_128x256x8_w64x64_t8x16_s3,cp_async_128x256x16_w64x64_t8x16_s3_lean_mid,cp_async_128x256x8_w64x64_t8x16_s3_lean_mid,auto' \
+          --dtype f32 --layout-b "$lb" "${wave[@]}" --format json --output "${TAG}_wave-f32-b$lb.json"
       done
       ;;
     narrow-random)

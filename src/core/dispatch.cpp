@@ -33,9 +33,10 @@ enum class When : std::uint8_t {
   kThinK,          // K <= 64 against at least 2^19 elements of C
   kSkinny,         // min(M, N) <= 32
   kWaveOf128x256,  // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
-  // The same, unless the last wave of 128x256 tiles (1 block per SM) leaves a tenth more of the
-  // GPU idle than that of 128x128 tiles (2 blocks per SM): the SIMT pair's wave tails.
-  kWaveOf128x256FullerThan128,
+  // The same, where the 128x256 tiles' waves (1 block per SM) are at least 88% busy or more than
+  // four: a partial last wave costs the 128x256 tile more than the 128x128 tile (2 blocks per
+  // SM), which wins there (the SIMT pair's wave tails).
+  kWaveOf128x256Full,
   kWaves8Of128x256,  // at least 8 waves of 128x256 tiles
   kTilePerSm128,     // at least one 128x128 tile per SM
   kUnderSms128,      // 128x64 tiles fit in one wave (at most half as many 128x128 tiles as SMs)
@@ -82,9 +83,10 @@ struct Rule {
 //  - skinny: the 16x64 split-K tile beat every instance at 16x4096x4096 in both B layouts.
 //  - a wave of 128x256 tiles: the lean mid-step-copy 128x256 instances (BK 16 with row-major B,
 //    BK 8 with column-major B, each the better of the two in its layout), else the tuned 128x256
-//    tile and its any-alignment twin where 16-byte copies do not fit; unless the 128x128 tile's
-//    last wave fills the GPU better by a tenth (5948x599x333: 0.89 of the slots against 0.53),
-//    which then runs.
+//    tile and its any-alignment twin where 16-byte copies do not fit; only where those tiles'
+//    waves are at least 88% busy (or more than four): below it the 128x128 tile, two blocks per
+//    SM, was faster in most cases measured across one to four waves (perf-notes.md, "The wave
+//    rule of the SIMT pair").
 //  - fewer 128x128 tiles than two per SM, K >= 1024, at least 2^29 multiply-adds: the 128x128
 //    tile with K split until its waves are 85% busy (perf-notes.md, "Wave-filling split-K");
 //    below K = 1024 the 64x64 split tile was as fast.
@@ -98,11 +100,11 @@ constexpr Rule kSimtRules[] = {
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kSkinny, BNeeds::kAny, "tuned", 16, 64, 32, true, ""},
-    {When::kWaveOf128x256FullerThan128, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false,
+    {When::kWaveOf128x256Full, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false,
      "lean_mid"},
-    {When::kWaveOf128x256FullerThan128, BNeeds::kColMajor, "cp_async", 128, 256, 8, false,
+    {When::kWaveOf128x256Full, BNeeds::kColMajor, "cp_async", 128, 256, 8, false,
      "lean_mid"},
-    {When::kWaveOf128x256FullerThan128, BNeeds::kAny, "tuned", 128, 256, 8, false, ""},
+    {When::kWaveOf128x256Full, BNeeds::kAny, "tuned", 128, 256, 8, false, ""},
     {When::kUnderWave128, BNeeds::kAny, "tuned", 128, 128, 8, true, ""},
     {When::kTilePerSm128, BNeeds::kAny, "tuned", 128, 128, 8, false, ""},
     {When::kLongKFewTiles, BNeeds::kAny, "tuned", 128, 128, 8, true, ""},
@@ -176,9 +178,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 32;
     case When::kWaveOf128x256:
       return 8 * tiles(p, 128, 256) >= 7 * sms;
-    case When::kWaveOf128x256FullerThan128:
+    case When::kWaveOf128x256Full:
       return holds(When::kWaveOf128x256, p, sms) &&
-             wave_fill(tiles(p, 128, 128), 2 * sms) <= wave_fill(tiles(p, 128, 256), sms) + 0.1;
+             (tiles(p, 128, 256) > 4 * sms || wave_fill(tiles(p, 128, 256), sms) >= 0.88);
     case When::kWaves8Of128x256:
       return tiles(p, 128, 256) >= 8 * sms;
     case When::kTilePerSm128:

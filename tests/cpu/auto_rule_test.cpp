@@ -49,6 +49,11 @@ TEST(AutoRule, WaveTailsOf128x256TilesTakeThe128x128Tile) {
   EXPECT_EQ(chosen(4384, 1828, 4728), large);
   EXPECT_EQ(chosen(5948, 600, 336), large);
   EXPECT_EQ(chosen(2744, 5528, 4424), "cp_async_128x256x16_w64x64_t8x16_s3_lean_mid");
+  // 3912x2568: 341 tiles of 128x256 in 3 waves, 86% busy; 1480x3800: 180 in 2, 68%: the 128x128
+  // tile (measured faster there); 3000x2600: 264 in 2 waves, full: the 128x256 tile
+  EXPECT_EQ(chosen(3912, 2568, 2400), large);
+  EXPECT_EQ(chosen(1480, 3800, 640), large);
+  EXPECT_EQ(chosen(3000, 2600, 2400), "cp_async_128x256x16_w64x64_t8x16_s3_lean_mid");
 }
 
 TEST(AutoRule, BetweenOne128x128TilePerSmAndAWaveOf128x256Tiles) {
