@@ -21,6 +21,13 @@ TIMING=${TIMING:---rounds 5 --reps 20 --warmup 5}
 # Timing: interleaved rounds (bench --rounds): the card is power-capped, and a kernel timed alone
 # right after another runs at a different clock than the one before it.
 bench() { (cd "$R" && "$TG" bench $TIMING "$@"); }
+# bench_random NAME KERNELS DTYPE SEED OUTPUT: the issue's random shapes (bench --random 100
+# --max-size 8192) of one seed, logged as step NAME. The tune cache follows the environment, so a
+# caller prefixes TILEGEMM_TUNE_CACHE=off for the rules alone.
+bench_random() {
+  run_step "$1" bench --kernels "$2" --dtype "$3" --random 100 --seed "$4" --max-size 8192 \
+    --format json --output "$5"
+}
 STEPS=("$@")
 [ ${#STEPS[@]} -eq 0 ] && STEPS=(info tests fuzz fuzz-tensor sanitize sanitize-tensor tensor seeds \
   ladder ladder-colb cute ncu)
@@ -308,14 +315,15 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       for ab in ${RANDOM_TYPES:-bf16 f32}; do
         for seed in ${RANDOM_SEEDS:-7 11 3}; do
           for mode in rules tuned; do
-            if [ $mode = rules ]; then env_set="TILEGEMM_TUNE_CACHE=off"; else
-              env_set="TILEGEMM_TUNE_CACHE=on TILEGEMM_CACHE_DIR=$(cd "$R" && pwd)/tunecache"; fi
-            [ $mode = tuned ] && [ ! -d "$R/tunecache" ] && continue
-            run_step "random_${mode}_${ab}_s$seed" env $env_set bash -c "cd '$R' && '$TG' bench \
-              $TIMING --kernels auto --dtype $ab --random 100 --seed $seed --max-size 8192 \
-              --format json --output '${TAG}_random-${mode}-${ab}-s$seed.json'"
-            python3 scripts/random_summary.py --worst 0 \
-              "$R/${TAG}_random-${mode}-${ab}-s$seed.json" | tee -a "$summary"
+            out="${TAG}_random-${mode}-${ab}-s$seed.json"
+            if [ $mode = rules ]; then
+              TILEGEMM_TUNE_CACHE=off bench_random "random_rules_${ab}_s$seed" auto "$ab" "$seed" "$out"
+            else
+              [ -d "$R/tunecache" ] || continue
+              TILEGEMM_TUNE_CACHE=on TILEGEMM_CACHE_DIR="$(cd "$R" && pwd)/tunecache" \
+                bench_random "random_tuned_${ab}_s$seed" auto "$ab" "$seed" "$out"
+            fi
+            python3 scripts/random_summary.py --worst 0 "$R/$out" | tee -a "$summary"
           done
         done
       done
@@ -401,8 +409,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       done
       RA='wgmma_128x128x64_s5_ts_ra,wgmma_64x64x64_s10_ts_ra,wgmma_128x128x64_s6_ts_pad,wgmma_128x64x64_s8_ts_pad,wgmma_128x256x64_s4_ts_pad,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
       for seed in 7 11; do
-        run_step "realign_random_s$seed" bench --kernels "$RA" --dtype bf16 --random 100 \
-          --seed $seed --max-size 8192 --format json --output "${TAG}_realign-random-bf16-s$seed.json"
+        bench_random "realign_random_s$seed" "$RA" bf16 "$seed" "${TAG}_realign-random-bf16-s$seed.json"
       done
       ladder=()
       for s in 255x257x263 511x513x517 1023x1025x1029 2047x2049x2053 4095x4095x4095 \
@@ -497,9 +504,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         --shape 128x8192x8192 --shape 250x3000x3000 --shape 29x9x7054 --format json \
         --output "${TAG}_pad64-bf16.json"
       for seed in ${RANDOM_SEEDS:-7 11 3}; do
-        run_step "pad64_random_s$seed" env TILEGEMM_TUNE_CACHE=off bash -c "cd '$R' && \
-          '$TG' bench $TIMING --kernels '$P64' --dtype bf16 --random 100 --seed $seed \
-          --max-size 8192 --format json --output '${TAG}_pad64-random-bf16-s$seed.json'"
+        TILEGEMM_TUNE_CACHE=off bench_random "pad64_random_s$seed" "$P64" bf16 "$seed" \
+          "${TAG}_pad64-random-bf16-s$seed.json"
       done
       ;;
     wave-f32)
@@ -524,10 +530,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         [f32]='tuned_skinny_16x64x32_w16x32_t4x4_s4_anyalign_splitk,tuned_small_64x64x16_w32x32_t8x4_s3_anyalign_splitk,tuned_longk_*')
       for ab in ${RANDOM_TYPES:-bf16 f32}; do
         for seed in ${RANDOM_SEEDS:-7 11 3}; do
-          run_step "narrow_random_${ab}_s$seed" env TILEGEMM_TUNE_CACHE=off bash -c "cd '$R' && \
-            '$TG' bench $TIMING --kernels 'narrow_*,${BEFORE[$ab]},auto' --dtype $ab --random 100 \
-            --seed $seed --max-size 8192 --format json \
-            --output '${TAG}_narrow-random-${ab}-s$seed.json'"
+          TILEGEMM_TUNE_CACHE=off bench_random "narrow_random_${ab}_s$seed" \
+            "narrow_*,${BEFORE[$ab]},auto" "$ab" "$seed" "${TAG}_narrow-random-${ab}-s$seed.json"
         done
       done
       ;;
