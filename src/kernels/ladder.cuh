@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "async_copy.cuh"
 #include "common.cuh"
 #include "ladder_maps.hpp"
 
@@ -47,21 +48,9 @@ __device__ __forceinline__ void cp_async_4(float* smem, const float* gmem, int s
 #endif
 }
 
-// Closes the group of cp.async issued since the last commit (an empty group is legal and
-// completes at once, so every pipeline step commits exactly one group).
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-// Waits until at most PENDING of this thread's committed groups are still in flight.
-template <int PENDING>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
-#endif
-}
+// Group commit and wait: async_copy.cuh's.
+using kernels::cp_async_commit;
+using kernels::cp_async_wait;
 
 // Register-staged copy of one operand tile (rungs 5-7): 16-byte global loads into registers,
 // then stores into the k-major shared tile S[k][x] (row length SMEM_LD floats). A k-contiguous

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "async_copy.cuh"
 #include "tilegemm/problem.hpp"
 
 namespace tilegemm::kernels {
@@ -79,14 +80,6 @@ __device__ __forceinline__ void cp_async_16_zfill(std::uint32_t dst, const void*
                  "r"(src_bytes)
                  : "memory");
   }
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-// Waits until at most PENDING of this thread's commit groups are still in flight.
-template <int PENDING>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
 }
 
 // One element of C: alpha * acc + beta * C, rounded to C's type; C is never read when beta == 0.
