@@ -350,7 +350,8 @@ Problem as_narrow(const Problem& p) {
 template <int NC>
 bool can_implement_narrow(const Problem& p) {
   const Problem q = as_narrow(p);
-  return q.n <= NC && views::dims_fit_int(q, 1LL << 20) && q.m <= (std::int64_t{1} << 30);
+  // int sizes; K rounded up to a split's granularity (at most 8 elements) still fits an int.
+  return q.n <= NC && views::dims_fit_int(q, 8) && q.m <= (std::int64_t{1} << 30);
 }
 
 template <class E, class CT, int NC>
