@@ -5,7 +5,7 @@
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
-#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32, and
+#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage thin-k-pad, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -489,6 +489,38 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         --shape 2491x31x3012 --shape 63x2318x3586 --shape 32x4533x1297 --shape 10x5235x6931 \
         --shape 16x8192x8192 --shape 5169x16x1413 --shape 3383x42x6316 --shape 45x7302x1944 \
         --format json --output "${TAG}_skinny-pad-f32.json"
+      ;;
+    copy-stage)
+      # Rung 16's copies in one launch (short lines packed into whole segments) with the GEMM as
+      # its programmatic dependent, and rung 15's staged C stores in the widest pieces C allows:
+      # verified in every tensor type and layout mix on pitches that give each piece size (and
+      # thin K, short lines), then timed beside cuBLAS on the shapes where the copies or the
+      # C stores dominated.
+      verify_matrix copystage 'wgmma*_pad,wgmma*_ts' "$WGMMA_TYPES" "0 1,3,2;0 0,0,7;0.5 1,1,1" \
+        2982x6722x29 17x10x314 257x1002x300 257x1004x300 129x1001x67 22x524x340
+      verify_matrix copystage_f32 'tuned_large*anyalign,tuned_skinny_*anyalign*' "f32:f32" \
+        "0 1,3,2;0.5 1,1,1" 1001x1003x1005 129x4097x67 2049x131x300 22x2501x5639
+      CS='wgmma_128x256x64_s4_ts_pad,wgmma_128x128x64_s6_ts_pad,wgmma_128x64x64_s8_ts_pad,wgmma_64x64x64_s13_pad,mma_sync_128x128x32_w64x64_s4_anyalign,thin_k,auto'
+      for lay in "col col col" "col row col" "row row row" "col col row"; do
+        read -r la lb lc <<<"$lay"
+        run_step "copy_stage_bf16_${la}${lb}${lc}" bench --kernels "$CS" --dtype bf16 \
+          --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --shape 2982x6722x29 \
+          --shape 7155x5417x26 --shape 17x10x314 --shape 22x524x340 --shape 14x5273x1186 \
+          --shape 101x329x4514 --shape 1807x9x5441 --shape 1931x1828x169 --shape 562x75x247 \
+          --format json --output "${TAG}_copy-stage-bf16-${la}${lb}${lc}.json"
+      done
+      ;;
+    thin-k-pad)
+      # Thin K (1..64) on odd pitches: rung 19's CUDA-core thin_k beside rung 16's copies under
+      # the 128-row wgmma tiles and mma.sync's any-alignment tile, at three sizes of C: where the
+      # rule should hand thin K from thin_k to the copies.
+      TK='thin_k,wgmma_128x256x64_s4_ts_pad,wgmma_128x128x64_s6_ts_pad,wgmma_128x64x64_s8_ts_pad,mma_sync_128x128x32_w64x64_s4_anyalign'
+      for mn in "2982 6722" "865 1799" "330 3978"; do
+        read -r m n <<<"$mn"
+        run_step "thin_k_pad_${m}x$n" bench --kernels "$TK" --dtype bf16 --layout-a col \
+          --layout-b col --layout-c col --m "$m" --n "$n" --k 1,2,4,6,8,10,12,16,20,24,32,48,64 \
+          --format json --output "${TAG}_thin-k-pad-bf16-${m}x$n.json"
+      done
       ;;
     pad64)
       # Rung 16's copies under rung 18's one-consumer 64x64 tile (small M or N, odd pitches):

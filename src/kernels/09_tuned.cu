@@ -247,17 +247,10 @@ cudaError_t launch_padded(const Problem& p, int raster_group, Split split, cudaS
   }
   unsigned char* const a_copy = static_cast<unsigned char*>(workspace);
   unsigned char* const b_copy = a_copy + ca.bytes;
-  if (ca.needed) {
-    if (cudaError_t err = copy_operand(p.a.dtype, p.a.data, p.a.ld, a_copy, ca, stream);
-        err != cudaSuccess) {
-      return err;
-    }
-  }
-  if (cb.needed) {
-    if (cudaError_t err = copy_operand(p.b.dtype, p.b.data, p.b.ld, b_copy, cb, stream);
-        err != cudaSuccess) {
-      return err;
-    }
+  if (cudaError_t err = copy_operands(p.a.dtype, p.a.data, p.a.ld, a_copy, ca, p.b.data, p.b.ld,
+                                      b_copy, cb, stream);
+      err != cudaSuccess) {
+    return err;
   }
   return launch_scheduled<Aligned>(on_copies(p, ca, cb, a_copy, b_copy), raster_group, split,
                                    stream, copies);

@@ -20,43 +20,63 @@ namespace tilegemm::kernels {
 
 namespace {
 
-// Copies `rows` lines of `cols` elements of kBytes each, `src_pitch` elements apart, into lines
-// `dst_pitch` elements apart (dst 16-byte aligned, dst_pitch * kBytes a multiple of 16), the tail
-// of each line past `cols` zero-filled. A block takes one 4 KiB segment of a destination line at a
-// time: its threads read the segment's elements one each, consecutive threads consecutive
-// elements (coalesced whatever the source alignment), into shared memory, then write it out as
-// 16-byte vectors.
+// One operand's copy as the kernel sees it: `rows` lines of `cols` elements, `src_pitch` elements
+// apart, into lines `dst_pitch` elements apart (dst 16-byte aligned, dst_pitch * element size a
+// multiple of 16), the tail of each line past `cols` zero-filled; `segments` 4 KiB pieces of dst.
+struct PadJob {
+  const unsigned char* src;
+  unsigned char* dst;
+  std::int64_t src_pitch, dst_pitch, rows, cols, segments;
+};
+
+// Copies one or two operands (job b has no segments when there is one). The destination is one
+// contiguous run of rows * dst_pitch elements; a block takes one 4 KiB segment of it at a time,
+// whatever lines it spans (short lines: many per segment): its threads read the segment's elements
+// one each, consecutive threads consecutive elements (coalesced whatever the source alignment),
+// into shared memory, then write it out as 16-byte vectors. Each block then lets a dependent
+// launch (programmatic dependent launch) start: the kernel after the copies waits for this grid's
+// completion and memory with griddepcontrol.wait before it reads them.
 template <int kBytes>
-__global__ void __launch_bounds__(256) pad_pitch_kernel(const unsigned char* __restrict__ src,
-                                                        std::int64_t src_pitch,
-                                                        unsigned char* __restrict__ dst,
-                                                        std::int64_t dst_pitch, std::int64_t rows,
-                                                        std::int64_t cols) {
+__global__ void __launch_bounds__(256) pad_pitch_kernel(const PadJob a, const PadJob b) {
   using Elem = std::conditional_t<kBytes == 2, std::uint16_t, std::uint32_t>;
   constexpr int kThreads = 256;
   constexpr int kSeg = 4096 / kBytes;  // elements per segment
   constexpr int kPer = 16 / kBytes;    // elements per 16-byte vector
   __shared__ __align__(16) Elem seg[kSeg];
-  const std::int64_t segs_per_row = (dst_pitch + kSeg - 1) / kSeg;
-  const std::int64_t total = rows * segs_per_row;
-  const Elem* const s = reinterpret_cast<const Elem*>(src);
-  Elem* const d = reinterpret_cast<Elem*>(dst);
+  const std::int64_t total = a.segments + b.segments;
   for (std::int64_t t = blockIdx.x; t < total; t += gridDim.x) {
-    const std::int64_t r = t / segs_per_row;
-    const std::int64_t c0 = (t - r * segs_per_row) * kSeg;
-    const Elem* const line = s + r * src_pitch;
+    const bool in_a = t < a.segments;
+    const PadJob j = in_a ? a : b;
+    const std::int64_t e0 = (in_a ? t : t - a.segments) * kSeg;  // first dst element
+    const std::int64_t left = j.rows * j.dst_pitch - e0;
+    const int here = left < kSeg ? static_cast<int>(left) : kSeg;
+    const std::int64_t r0 = e0 / j.dst_pitch;
+    const std::int64_t c0 = e0 - r0 * j.dst_pitch;  // offset of e0 in line r0
+    const Elem* const s = reinterpret_cast<const Elem*>(j.src);
 #pragma unroll 4
-    for (int i = static_cast<int>(threadIdx.x); i < kSeg; i += kThreads) {
-      seg[i] = c0 + i < cols ? line[c0 + i] : Elem{0};
+    for (int i = static_cast<int>(threadIdx.x); i < here; i += kThreads) {
+      // Element i lies l = c0 + i < dst_pitch + kSeg elements past line r0's start: one line on
+      // at most when lines are at least a segment long, else a 32-bit division.
+      const std::int64_t l = c0 + i;
+      std::int64_t dr = 0;
+      if (j.dst_pitch >= kSeg) {
+        dr = l >= j.dst_pitch ? 1 : 0;
+      } else {
+        dr = static_cast<unsigned>(l) / static_cast<unsigned>(j.dst_pitch);
+      }
+      const std::int64_t c = l - dr * j.dst_pitch;
+      seg[i] = c < j.cols ? s[(r0 + dr) * j.src_pitch + c] : Elem{0};
     }
     __syncthreads();
-    const std::int64_t width = dst_pitch - c0 < kSeg ? dst_pitch - c0 : kSeg;  // whole vectors
-    for (int v = static_cast<int>(threadIdx.x); v * kPer < width; v += kThreads) {
-      *reinterpret_cast<uint4*>(d + r * dst_pitch + c0 + v * kPer) =
-          *reinterpret_cast<const uint4*>(seg + v * kPer);
+    Elem* const d = reinterpret_cast<Elem*>(j.dst) + e0;
+    for (int v = static_cast<int>(threadIdx.x); v * kPer < here; v += kThreads) {
+      *reinterpret_cast<uint4*>(d + v * kPer) = *reinterpret_cast<const uint4*>(seg + v * kPer);
     }
     __syncthreads();  // the segment is free for the next one
   }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
 }
 
 }  // namespace
@@ -105,25 +125,35 @@ inline Problem on_copies(const Problem& p, const Copy& ca, const Copy& cb, const
 
 namespace {
 
+// The kernel's view of copy `c` of `src` into `dst` (no segments when the copy is not needed).
 template <int kBytes>
-cudaError_t copy_lines(const void* src, std::int64_t src_pitch, void* dst, const Copy& c,
-                       cudaStream_t stream) {
+PadJob pad_job(const void* src, std::int64_t src_pitch, void* dst, const Copy& c) {
   constexpr std::int64_t kSeg = 4096 / kBytes;
-  const std::int64_t segments = c.rows * ((c.pitch + kSeg - 1) / kSeg);
-  const int threads = 256;
+  PadJob j{static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), src_pitch,
+           c.pitch, c.rows, c.cols, 0};
+  if (c.needed && !c.transposed) j.segments = (c.rows * c.pitch + kSeg - 1) / kSeg;
+  return j;
+}
+
+template <int kBytes>
+cudaError_t copy_pair(const PadJob& a, const PadJob& b, cudaStream_t stream) {
+  const std::int64_t segments = a.segments + b.segments;
+  if (segments == 0) return cudaSuccess;
   const auto blocks =
       static_cast<unsigned>(std::min<std::int64_t>(segments, 16LL * runtime::sm_count()));
-  pad_pitch_kernel<kBytes><<<blocks, threads, 0, stream>>>(
-      static_cast<const unsigned char*>(src), src_pitch, static_cast<unsigned char*>(dst),
-      c.pitch, c.rows, c.cols);
+  pad_pitch_kernel<kBytes><<<blocks, 256, 0, stream>>>(a, b);
   return cudaGetLastError();
 }
 
-// Copies the operand's lines (not transposed) into `dst` as `c` plans them.
-cudaError_t copy_operand(DType dtype, const void* src, std::int64_t src_pitch, void* dst,
-                         const Copy& c, cudaStream_t stream) {
-  return dtype_bytes(dtype) == 4 ? copy_lines<4>(src, src_pitch, dst, c, stream)
-                                 : copy_lines<2>(src, src_pitch, dst, c, stream);
+// Copies A's and B's lines (those of the two plans that are needed and not transposed) into
+// `a_dst` and `b_dst` as the plans say, in one launch. A and B have the same element size.
+cudaError_t copy_operands(DType dtype, const void* a, std::int64_t lda, void* a_dst,
+                          const Copy& ca, const void* b, std::int64_t ldb, void* b_dst,
+                          const Copy& cb, cudaStream_t stream) {
+  if (dtype_bytes(dtype) == 4) {
+    return copy_pair<4>(pad_job<4>(a, lda, a_dst, ca), pad_job<4>(b, ldb, b_dst, cb), stream);
+  }
+  return copy_pair<2>(pad_job<2>(a, lda, a_dst, ca), pad_job<2>(b, ldb, b_dst, cb), stream);
 }
 
 }  // namespace

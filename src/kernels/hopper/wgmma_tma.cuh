@@ -152,8 +152,9 @@ struct Params {
   int raster_group;  // tile-rows (cluster tile-rows) walked before moving one column right
   int c_vec2;        // C's base and ldc allow 2-element vector accesses at even columns
   int c_tma;         // the epilogue stores C with TMA (Config::kTmaStore, beta = 0, exact)
-  int c_stage;       // ... or, where neither a TMA store is exact nor element pairs can be
-                     // stored (odd ldc), with coalesced stores from the same staging buffers
+  int c_stage;       // ... or, where a TMA store is not exact, from the same staging buffers
+                     // by the threads, in pieces of c_stage bytes (16, 8, 4 or the element: the
+                     // largest that divides C's base and row pitch); 0: the register epilogue
   int stage_tx;      // bytes the copies of one stage land: less than Config::kStageBytes where
                      // a K-major operand of one tile's height or width is loaded short (below)
   // Split-K (too few tiles for the SMs and a long K): k_splits work units per tile, each over
@@ -257,6 +258,19 @@ __device__ __forceinline__ std::uint16_t ld_shared_u16(std::uint32_t addr) {
 __device__ __forceinline__ std::uint32_t ld_shared_u32(std::uint32_t addr) {
   std::uint32_t v;
   asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint2 ld_shared_v2_u32(std::uint32_t addr) {
+  uint2 v;
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "r"(addr) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint4 ld_shared_v4_u32(std::uint32_t addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(addr)
+               : "memory");
   return v;
 }
 __device__ __forceinline__ void st_shared_v2_f32(std::uint32_t addr, float x, float y) {
@@ -572,6 +586,59 @@ struct RealignOperand {
 
 // ---- The kernel --------------------------------------------------------------------------------
 
+#if TILEGEMM_WGMMA_DEVICE
+// One consumer's staged chunk of C (`rows` <= 64 lines of RB bytes in the 128-byte swizzled
+// layout at `buf`) stored to `out` (ldc elements apart) by its 128 threads in V-byte pieces,
+// consecutive threads to consecutive pieces of a line: a warp writes 32 x V contiguous bytes per
+// instruction. V divides C's base and row pitch in bytes (the launcher picks it); a piece
+// crossing `cols` (the right edge) is stored element by element.
+template <class CT, int V, int RB>
+__device__ __forceinline__ void store_staged(std::uint32_t buf, CT* out, std::int64_t ldc,
+                                             int rows, int cols, int tid) {
+  constexpr int kE = V / static_cast<int>(sizeof(CT));  // elements per piece
+  constexpr int kPieces = RB / V;                         // pieces per line
+  constexpr int kRowsPerPass = 128 / kPieces;
+  static_assert(kE >= 1 && 128 % kPieces == 0, "whole pieces, whole lines per pass");
+  const int piece = tid % kPieces;
+  const int col = piece * kE;
+  const int byte = piece * V;
+  if (col >= cols) return;
+  const bool whole = col + kE <= cols;
+#pragma unroll 1
+  for (int r = tid / kPieces; r < rows; r += kRowsPerPass) {
+    const int swizzled = (((byte >> 4) ^ (r & 7)) << 4) | (byte & 15);
+    const std::uint32_t addr = buf + static_cast<std::uint32_t>(r * RB + swizzled);
+    CT* const dst = out + static_cast<std::int64_t>(r) * ldc + col;
+    if constexpr (V == 16) {
+      if (whole) {
+        *reinterpret_cast<uint4*>(dst) = ld_shared_v4_u32(addr);
+        continue;
+      }
+    } else if constexpr (V == 8) {
+      if (whole) {
+        *reinterpret_cast<uint2*>(dst) = ld_shared_v2_u32(addr);
+        continue;
+      }
+    } else if constexpr (V == 4 && sizeof(CT) == 2) {
+      if (whole) {
+        *reinterpret_cast<std::uint32_t*>(dst) = ld_shared_u32(addr);
+        continue;
+      }
+    }
+#pragma unroll
+    for (int e = 0; e < kE; ++e) {
+      if (col + e < cols) {
+        if constexpr (sizeof(CT) == 4) {
+          *reinterpret_cast<std::uint32_t*>(dst + e) = ld_shared_u32(addr + 4 * e);
+        } else {
+          *reinterpret_cast<std::uint16_t*>(dst + e) = ld_shared_u16(addr + 2 * e);
+        }
+      }
+    }
+  }
+}
+#endif  // TILEGEMM_WGMMA_DEVICE
+
 /// C = alpha * A B + beta * C on the tensor cores, one warpgroup loading, two computing.
 /// @tparam Cfg  a Config
 /// @tparam E    Bf16, F16 or Tf32 (A and B)
@@ -631,6 +698,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   } else {
     __syncthreads();
   }
+  // Launched after rung 16's copies as their programmatic dependent: from here on the copies are
+  // complete and visible (without that launch attribute this returns at once).
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
 
   // A cluster walks cluster tiles (CL vertically adjacent tiles); CTA `rank` of it computes
   // tile-row CL * tm + rank. A CTA whose tile-row is past M still loads its share of B for its
@@ -1022,26 +1092,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             // before the thread writes the next chunk, so the barrier of the next chunk also
             // frees this buffer for the one after it.
             named_barrier_sync(1 + cw, 128);
-            // One column per thread (128 threads: 2 or 4 rows per pass), rows walked down.
-            constexpr int kRowsPerPass = 128 / kChunkCols;
-            const int col = tid % kChunkCols;
-            const int byte = col * static_cast<int>(sizeof(CT));
+            CT* const out = c + static_cast<std::int64_t>(m0 + 64 * cw) * p.ldc + n0 +
+                            ch * kChunkCols;
             const int rows_here = min(64, p.m - m0 - 64 * cw);
-            const bool col_in = col < p.n - n0 - ch * kChunkCols;
-            CT* out = c + static_cast<std::int64_t>(m0 + 64 * cw + tid / kChunkCols) * p.ldc + n0 +
-                      ch * kChunkCols + col;
-            const std::int64_t step = static_cast<std::int64_t>(kRowsPerPass) * p.ldc;
-#pragma unroll 1
-            for (int r = tid / kChunkCols; r < rows_here; r += kRowsPerPass, out += step) {
-              if (col_in) {
-                const int swizzled = (((byte >> 4) ^ (r & 7)) << 4) | (byte & 15);
-                const std::uint32_t addr = buf + static_cast<std::uint32_t>(r * RB + swizzled);
-                if constexpr (sizeof(CT) == 4) {
-                  *reinterpret_cast<std::uint32_t*>(out) = ld_shared_u32(addr);
-                } else {
-                  *reinterpret_cast<std::uint16_t*>(out) = ld_shared_u16(addr);
-                }
-              }
+            const int cols_here = p.n - n0 - ch * kChunkCols;
+            switch (p.c_stage) {
+              case 16:
+                store_staged<CT, 16, RB>(buf, out, p.ldc, rows_here, cols_here, tid);
+                break;
+              case 8:
+                store_staged<CT, 8, RB>(buf, out, p.ldc, rows_here, cols_here, tid);
+                break;
+              case 4:
+                store_staged<CT, 4, RB>(buf, out, p.ldc, rows_here, cols_here, tid);
+                break;
+              default:
+                store_staged<CT, sizeof(CT), RB>(buf, out, p.ldc, rows_here, cols_here, tid);
             }
           }
         }
@@ -1262,8 +1328,12 @@ std::size_t split_k_bytes(const Problem& problem) {
 
 // `partial`: split_k_bytes(problem) of device memory for the partial tiles, or null for the
 // stream workspace.
+// after_copy: the launch follows a kernel that writes A or B (rung 16's copies) and is made its
+// programmatic dependent: the CTAs may start before the copy ends and wait for it in
+// griddepcontrol.wait before any read.
 template <class Cfg>
-cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* partial) {
+cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* partial,
+                        bool after_copy = false) {
   const Plan pl = plan<Cfg>(problem);
   const Problem& q = pl.q;
   const KernelRef& k = pl.k;
@@ -1343,10 +1413,19 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   prm.c_tma = Cfg::kTmaStore && sp.splits == 1 && !pl.c_t && q.beta == 0.0f &&
               (q.n * static_cast<std::int64_t>(c_bytes)) % 16 == 0 &&
               tensor_map_describable(q.c.dtype, q.c.data, q.m, q.n, q.c.ld);
-  // Staged stores only where the register epilogue would store single elements (odd ldc or
-  // a C base off the pair alignment): with paired stores it measured faster.
-  prm.c_stage = Cfg::kTmaStore && sp.splits == 1 && !pl.c_t && q.beta == 0.0f && prm.c_tma == 0 &&
-                prm.c_vec2 == 0;
+  // Staged stores wherever a TMA store is not exact (beta = 0): a warp writes whole lines of
+  // 32 pieces of the widest size C's base and pitch allow, where the register epilogue writes
+  // 8 rows of 2 elements per instruction (docs/perf-notes.md, "Staged stores in pieces").
+  prm.c_stage = 0;
+  if (Cfg::kTmaStore && sp.splits == 1 && !pl.c_t && q.beta == 0.0f && prm.c_tma == 0) {
+    prm.c_stage = static_cast<int>(c_bytes);
+    for (int v = 16; v > prm.c_stage; v /= 2) {
+      if (views::aligned(q.c, static_cast<std::size_t>(v))) {
+        prm.c_stage = v;
+        break;
+      }
+    }
+  }
   if (prm.c_tma != 0) {
     if (cudaError_t err = make_tensor_map(&mc, q.c.dtype, q.c.data, q.m, q.n, q.c.ld, 64,
                                           Cfg::kRowBytes / static_cast<int>(c_bytes));
@@ -1363,15 +1442,20 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   cfg.blockDim = dim3(Cfg::kThreads);
   cfg.dynamicSmemBytes = static_cast<std::size_t>(Cfg::kSmemBytes);
   cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
+  cudaLaunchAttribute attr[2];
+  cfg.attrs = attr;
+  if (after_copy) {
+    attr[cfg.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[cfg.numAttrs].val.programmaticStreamSerializationAllowed = 1;
+    ++cfg.numAttrs;
+  }
   int resident = runtime::sm_count();  // clusters of one: one CTA per SM
   if constexpr (Cfg::kCluster > 1) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = Cfg::kCluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    attr[cfg.numAttrs].id = cudaLaunchAttributeClusterDimension;
+    attr[cfg.numAttrs].val.clusterDim.x = Cfg::kCluster;
+    attr[cfg.numAttrs].val.clusterDim.y = 1;
+    attr[cfg.numAttrs].val.clusterDim.z = 1;
+    ++cfg.numAttrs;
     // Clusters live inside one GPC, so fewer than sm_count / kCluster of them may fit at once:
     // ask the runtime, once per device.
     int dev = 0;
