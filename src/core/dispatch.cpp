@@ -42,12 +42,14 @@ enum class When : std::uint8_t {
   kUnderSms128,      // 128x64 tiles fit in one wave (at most half as many 128x128 tiles as SMs)
   kSmallMN64x64,     // min(M, N) <= 256 and 64x64 tiles fit in one wave
   kSmallMN64x128,    // min(M, N) <= 256 and 64x128 tiles fit in one wave
-  // The same with K >= 256: where copying operands to a 16-byte pitch (rung 16: two extra
-  // launches and a pass over A and B) pays for itself against mma.sync's any-alignment path.
-  kSmallMN64x64K256,
-  kWaveOf128x256K256,
-  kUnderSms128K256,
-  kK256,
+  kThinK12,          // K <= 12 (tensor types: thin_k beat the copies and mma.sync there)
+  // The same with the copies paying: K >= 256, or K >= 16 and at least 2^23 multiply-adds, where
+  // copying operands to a 16-byte pitch (rung 16: one extra launch and a pass over A and B)
+  // measured faster than mma.sync's any-alignment path.
+  kSmallMN64x64Copies,
+  kWaveOf128x256Copies,
+  kUnderSms128Copies,
+  kCopiesPay,
   // 16-bit A/B (where rung 20 was measured), operands no tensor map describes: K >= 5000 over at
   // most 16 tiles of 64x64 (split-K gives each of its work units several k-tiles of its own).
   kRealignLongK,
@@ -114,8 +116,9 @@ constexpr Rule kSimtRules[] = {
 
 // Tensor cores (bf16, f16, tf32). A matrix-vector product goes to the gemv family (CUDA cores: the
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
-// thin K against a large C that no wgmma tile takes (K under 8 or an ld no tensor map
-// describes) to the thin_k family (the store of C bounds it; rung 19). On
+// K of at most 12 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the
+// thin_k family (the store of C bounds it; rung 19; from K = 16 rung 16's copies were faster:
+// perf-notes.md, "One copy launch, staged stores in pieces"). On
 // sm_90 the wgmma families (candidates only there): rung
 // 15's TMA-store epilogue without a cluster (its cluster variant "c2" lost to it), its 128x256
 // tile from about a wave of it up, its 128x64 tile where 128x128 tiles would leave SMs idle,
@@ -124,9 +127,10 @@ constexpr Rule kSimtRules[] = {
 // rung 14 behind them (the same kernel with the register epilogue, which rung 15 runs
 // itself when beta != 0 or N is not a whole number of 16-byte granules); for A or B that no
 // tensor map can describe (odd leading dimension, base off 16 bytes), rung 16, which copies them
-// to a 16-byte pitch first, from K = 256 up (below it the copy's launches cost more than they
-// save: perf-notes.md, rung 16; it also copies B transposed for tf32 with A and B both M/N-major,
-// the one mix the wgmma kernel refuses); where rung 18's 64x64 class holds (small M or N) its
+// to a 16-byte pitch first, from K = 256 up or from K = 16 with at least 2^23 multiply-adds
+// (below that the copy's launch costs more than it saves: perf-notes.md, rung 16 and "One copy
+// launch, staged stores in pieces"; it also copies B transposed for tf32 with A and B both
+// M/N-major, the one mix the wgmma kernel refuses); where rung 18's 64x64 class holds (small M or N) its
 // tile runs on the copies (a few percent faster than the 128x64 tile there: perf-notes.md,
 // "Rung 16's copies under rung 18's tile"). Ahead of them, where M or N is at most 4, or at most 8
 // with K >= 128, rung 21's narrow products on the CUDA cores: one pass over the wide
@@ -146,12 +150,12 @@ constexpr Rule kTensorRules[] = {
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, true, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kNarrowTo8K128, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
-    {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
+    {When::kThinK12, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kRealignLongK, BNeeds::kAny, "wgmma_realign", 64, 64, 0, true, ""},
-    {When::kSmallMN64x64K256, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, ""},
-    {When::kWaveOf128x256K256, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
-    {When::kUnderSms128K256, BNeeds::kAny, "wgmma_padded", 128, 64, 0, true, ""},
-    {When::kK256, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
+    {When::kSmallMN64x64Copies, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, ""},
+    {When::kWaveOf128x256Copies, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
+    {When::kUnderSms128Copies, BNeeds::kAny, "wgmma_padded", 128, 64, 0, true, ""},
+    {When::kCopiesPay, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma", 128, 256, 0, true, ""},
     {When::kAlways, BNeeds::kAny, "wgmma", 128, 128, 0, true, ""},
     {When::kWaves8Of128x256, BNeeds::kAny, "mma_sync", 128, 256, 0, false, ""},
@@ -191,14 +195,16 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 256 && tiles(p, 64, 64) <= sms;
     case When::kSmallMN64x128:
       return std::min(p.m, p.n) <= 256 && tiles(p, 64, 128) <= sms;
-    case When::kSmallMN64x64K256:
-      return p.k >= 256 && holds(When::kSmallMN64x64, p, sms);
-    case When::kWaveOf128x256K256:
-      return p.k >= 256 && holds(When::kWaveOf128x256, p, sms);
-    case When::kUnderSms128K256:
-      return p.k >= 256 && holds(When::kUnderSms128, p, sms);
-    case When::kK256:
-      return p.k >= 256;
+    case When::kThinK12:
+      return p.k <= 12;
+    case When::kSmallMN64x64Copies:
+      return holds(When::kCopiesPay, p, sms) && holds(When::kSmallMN64x64, p, sms);
+    case When::kWaveOf128x256Copies:
+      return holds(When::kCopiesPay, p, sms) && holds(When::kWaveOf128x256, p, sms);
+    case When::kUnderSms128Copies:
+      return holds(When::kCopiesPay, p, sms) && holds(When::kUnderSms128, p, sms);
+    case When::kCopiesPay:
+      return p.k >= 256 || (p.k >= 16 && p.m * p.n * p.k >= (std::int64_t{1} << 23));
     case When::kRealignLongK:
       return p.a.dtype != DType::kTF32 && p.k >= 5000 && tiles(p, 64, 64) <= 16;
     case When::kLongKFewTiles:

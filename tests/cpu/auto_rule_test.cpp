@@ -131,8 +131,8 @@ TEST(AutoRule, SmallAndSkinnyShapes) {
 
 // A matrix-vector product (M or N of 1) goes to the gemv family in every type and layout, a
 // skinny shape just past it (M = 2) does not.
-// Thin K against a large C: the thin_k family in every type; a small C or a K past 32 stays with
-// the tile kernels.
+// Thin K against a large C: the thin_k family (fp32; tensor types up to K = 12, TensorTypesTake-
+// WgmmaOnHopper); a small C or a K past 64 stays with the tile kernels.
 TEST(AutoRule, ThinKShapesTakeThinK) {
   EXPECT_EQ(chosen(3404, 5730, 1), "thin_k");
   EXPECT_EQ(chosen(7155, 5417, 26, Layout::kColMajor, 1), "thin_k");
@@ -212,12 +212,24 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(chosen_typed(1001, t), "wgmma_128x64x64_s8_ts_pad");
     EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");
     {
-      // short K: the copy does not pay, mma.sync's any-alignment instance runs
+      // K < 256: the copies pay from K = 16 and 2^23 multiply-adds (1001 x 1001 x 255, and thin
+      // K against a large C), not below that (mma.sync's any-alignment instance); a K of at most
+      // 12 takes thin_k at any size of C.
       alignas(16) static std::uint16_t small[64];
       const Problem short_k = Problem::make_typed(1001, 1001, 255, t, small, small, small);
       const KernelInfo* k = select_kernel(short_k, 90);
       ASSERT_NE(k, nullptr);
-      EXPECT_EQ(k->name, "mma_sync_128x128x32_w64x64_s4_anyalign");
+      EXPECT_EQ(k->name, "wgmma_128x64x64_s8_ts_pad");
+      EXPECT_EQ(select_kernel(Problem::make_typed(2982, 6722, 29, t, small, small, small), 90)->name,
+                "wgmma_128x256x64_s4_ts_pad");
+      EXPECT_EQ(select_kernel(Problem::make_typed(2982, 6722, 16, t, small, small, small), 90)->name,
+                "wgmma_128x256x64_s4_ts_pad");
+      EXPECT_EQ(select_kernel(Problem::make_typed(2982, 6722, 12, t, small, small, small), 90)->name,
+                "thin_k");
+      EXPECT_EQ(select_kernel(Problem::make_typed(137, 252, 6, t, small, small, small), 90)->name,
+                "thin_k");
+      EXPECT_EQ(select_kernel(Problem::make_typed(35, 6945, 26, t, small, small, small), 90)->name,
+                "mma_sync_128x128x32_w64x64_s4_anyalign");  // 6.3e6 multiply-adds
       // Rung 20's realigning producer: K >= 5000 over few 64x64 tiles (odd leading dimensions:
       // K = 7054, N = 9); a shorter K keeps rung 16's copies; not for tf32, where it was not
       // measured faster.
