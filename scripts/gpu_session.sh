@@ -5,7 +5,7 @@
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
-#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage thin-k-pad, and
+#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -508,6 +508,19 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           --shape 7155x5417x26 --shape 17x10x314 --shape 22x524x340 --shape 14x5273x1186 \
           --shape 101x329x4514 --shape 1807x9x5441 --shape 1931x1828x169 --shape 562x75x247 \
           --format json --output "${TAG}_copy-stage-bf16-${la}${lb}${lc}.json"
+      done
+      ;;
+    sanitize-copy-stage)
+      # The one-launch copies (short and long lines, both operands), the programmatic dependent
+      # launch after them, and the staged C stores in each piece size (ldc 68 bf16: 8 bytes;
+      # 1008: 16; 131: 2; 130: 4; fp32 C: 4, 8, 16), beta = 0 (the staged path), under
+      # memcheck and racecheck.
+      for t in bf16:bf16 tf32:f32; do
+        ab=${t%%:*} c=${t##*:}
+        run_step "sanitize_copy_stage_$ab" env SANITIZE_ARGS="--dtype $ab --dtype-c $c" \
+          SANITIZE_TOOLS="memcheck racecheck" SANITIZE_CASES="33x65x17 1,2,3 0;70x1001x29 1,3,7 0;70x130x300 1,1,1 0;70x130x300 1,1,0 0" \
+          scripts/sanitize.sh "$TG" 'wgmma*_pad'
+        tail -1 "$R/sanitize_copy_stage_$ab.log" | tee -a "$summary"
       done
       ;;
     thin-k-pad)

@@ -15,6 +15,8 @@ GLOB=${2:-*}
 CASES=("1x1x1 0,0,0 0.5" "33x65x17 1,2,3 0.5" "132x68x20 0,0,0 0.5")
 [ -n "${SANITIZE_ARGS:-}" ] && CASES+=("136x72x24 0,0,0 0.5" "136x72x24 0,0,0 0" \
   "40x72x2048 0,0,0 0.5")
+# SANITIZE_CASES replaces them: "shape pads beta;shape pads beta;..."
+[ -n "${SANITIZE_CASES:-}" ] && IFS=';' read -ra CASES <<<"$SANITIZE_CASES"
 LAYOUTS=("row row row" "col col col" "row col row" "col row col")
 failures=0
 runs=0

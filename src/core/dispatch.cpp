@@ -42,17 +42,16 @@ enum class When : std::uint8_t {
   kUnderSms128,      // 128x64 tiles fit in one wave (at most half as many 128x128 tiles as SMs)
   kSmallMN64x64,     // min(M, N) <= 256 and 64x64 tiles fit in one wave
   kSmallMN64x128,    // min(M, N) <= 256 and 64x128 tiles fit in one wave
-  kThinK12,          // K <= 12 (tensor types: thin_k beat the copies and mma.sync there)
-  // The same with the copies paying: K >= 256, or K >= 16 and at least 2^23 multiply-adds, where
+  kThinK15,          // K < 16 (tensor types: thin_k beat the copies and mma.sync there)
+  // The same with the copies paying: K >= 128, or K >= 16 and at least 2^23 multiply-adds, where
   // copying operands to a 16-byte pitch (rung 16: one extra launch and a pass over A and B)
-  // measured faster than mma.sync's any-alignment path.
+  // measured faster than mma.sync's any-alignment path (whose k-tiles cost about a microsecond
+  // each on a tiny problem); for 128x256 tiles also their waves at least 80% busy or more than
+  // four (a partial last wave of them lost to 128x128 tiles).
   kSmallMN64x64Copies,
   kWaveOf128x256Copies,
   kUnderSms128Copies,
   kCopiesPay,
-  // 16-bit A/B (where rung 20 was measured), operands no tensor map describes: K >= 5000 over at
-  // most 16 tiles of 64x64 (split-K gives each of its work units several k-tiles of its own).
-  kRealignLongK,
   kLongKFewTiles,  // K >= 4 max(M, N) and 128x128 tiles fill at most half the SMs
   // K >= 1024, min(M, N) >= 64, at least 2^29 multiply-adds, fewer 128x128 tiles than two
   // blocks per SM: where the tuned 128x128 tile's last wave would be mostly idle unless K is split.
@@ -116,7 +115,7 @@ constexpr Rule kSimtRules[] = {
 
 // Tensor cores (bf16, f16, tf32). A matrix-vector product goes to the gemv family (CUDA cores: the
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
-// K of at most 12 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the
+// K under 16 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the
 // thin_k family (the store of C bounds it; rung 19; from K = 16 rung 16's copies were faster:
 // perf-notes.md, "One copy launch, staged stores in pieces"). On
 // sm_90 the wgmma families (candidates only there): rung
@@ -127,17 +126,18 @@ constexpr Rule kSimtRules[] = {
 // rung 14 behind them (the same kernel with the register epilogue, which rung 15 runs
 // itself when beta != 0 or N is not a whole number of 16-byte granules); for A or B that no
 // tensor map can describe (odd leading dimension, base off 16 bytes), rung 16, which copies them
-// to a 16-byte pitch first, from K = 256 up or from K = 16 with at least 2^23 multiply-adds
+// to a 16-byte pitch first, from K = 128 up or from K = 16 with at least 2^23 multiply-adds
 // (below that the copy's launch costs more than it saves: perf-notes.md, rung 16 and "One copy
 // launch, staged stores in pieces"; it also copies B transposed for tf32 with A and B both
-// M/N-major, the one mix the wgmma kernel refuses); where rung 18's 64x64 class holds (small M or N) its
-// tile runs on the copies (a few percent faster than the 128x64 tile there: perf-notes.md,
+// M/N-major, the one mix the wgmma kernel refuses), its 128x256 tile only where that tile's
+// waves are at least 80% busy or more than four; where rung 18's 64x64 class holds (small M or
+// N) its tile runs on the copies (a few percent faster than the 128x64 tile there: perf-notes.md,
 // "Rung 16's copies under rung 18's tile"). Ahead of them, where M or N is at most 4, or at most 8
 // with K >= 128, rung 21's narrow products on the CUDA cores: one pass over the wide
 // operand instead of a copy and a 64-row tile of zeros (perf-notes.md, rung 21); with 16-byte
-// operands rung 18's tile, above, stays faster. Ahead of rung 16, for 16-bit A/B, rung 20's 64x64
-// realigning producer (no copy pass, one launch) in the one class where it measured faster than
-// the copies: K >= 5000 over at most 16 of its tiles (perf-notes.md, rung 20). Elsewhere
+// operands rung 18's tile, above, stays faster. Rung 20's realigning producer, once ahead of the
+// copies for K >= 5000 over few tiles, lost that class to the one-launch copies (perf-notes.md,
+// "One copy launch, staged stores in pieces"); it stays a candidate for tune. Elsewhere
 // mma.sync: the larger tile only on many waves of it, the 128x128 tile otherwise.
 // On the H100 development runs perf-notes.md (rung 13) records, 128x256 won at 8192^3 (2048
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
@@ -150,8 +150,7 @@ constexpr Rule kTensorRules[] = {
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, true, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kNarrowTo8K128, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
-    {When::kThinK12, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
-    {When::kRealignLongK, BNeeds::kAny, "wgmma_realign", 64, 64, 0, true, ""},
+    {When::kThinK15, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kSmallMN64x64Copies, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, ""},
     {When::kWaveOf128x256Copies, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
     {When::kUnderSms128Copies, BNeeds::kAny, "wgmma_padded", 128, 64, 0, true, ""},
@@ -195,18 +194,17 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 256 && tiles(p, 64, 64) <= sms;
     case When::kSmallMN64x128:
       return std::min(p.m, p.n) <= 256 && tiles(p, 64, 128) <= sms;
-    case When::kThinK12:
-      return p.k <= 12;
+    case When::kThinK15:
+      return p.k < 16;
     case When::kSmallMN64x64Copies:
       return holds(When::kCopiesPay, p, sms) && holds(When::kSmallMN64x64, p, sms);
     case When::kWaveOf128x256Copies:
-      return holds(When::kCopiesPay, p, sms) && holds(When::kWaveOf128x256, p, sms);
+      return holds(When::kCopiesPay, p, sms) && holds(When::kWaveOf128x256, p, sms) &&
+             (tiles(p, 128, 256) > 4 * sms || wave_fill(tiles(p, 128, 256), sms) >= 0.80);
     case When::kUnderSms128Copies:
       return holds(When::kCopiesPay, p, sms) && holds(When::kUnderSms128, p, sms);
     case When::kCopiesPay:
-      return p.k >= 256 || (p.k >= 16 && p.m * p.n * p.k >= (std::int64_t{1} << 23));
-    case When::kRealignLongK:
-      return p.a.dtype != DType::kTF32 && p.k >= 5000 && tiles(p, 64, 64) <= 16;
+      return p.k >= 128 || (p.k >= 16 && p.m * p.n * p.k >= (std::int64_t{1} << 23));
     case When::kLongKFewTiles:
       return p.k >= 4 * std::max(p.m, p.n) && 2 * tiles(p, 128, 128) <= sms;
     case When::kUnderWave128:

@@ -212,9 +212,9 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(chosen_typed(1001, t), "wgmma_128x64x64_s8_ts_pad");
     EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");
     {
-      // K < 256: the copies pay from K = 16 and 2^23 multiply-adds (1001 x 1001 x 255, and thin
-      // K against a large C), not below that (mma.sync's any-alignment instance); a K of at most
-      // 12 takes thin_k at any size of C.
+      // K < 128: the copies pay from K = 16 and 2^23 multiply-adds (thin K against a large C),
+      // not below that (mma.sync's any-alignment instance); a K under 16 takes thin_k at any
+      // size of C.
       alignas(16) static std::uint16_t small[64];
       const Problem short_k = Problem::make_typed(1001, 1001, 255, t, small, small, small);
       const KernelInfo* k = select_kernel(short_k, 90);
@@ -224,19 +224,24 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
                 "wgmma_128x256x64_s4_ts_pad");
       EXPECT_EQ(select_kernel(Problem::make_typed(2982, 6722, 16, t, small, small, small), 90)->name,
                 "wgmma_128x256x64_s4_ts_pad");
-      EXPECT_EQ(select_kernel(Problem::make_typed(2982, 6722, 12, t, small, small, small), 90)->name,
+      EXPECT_EQ(select_kernel(Problem::make_typed(2982, 6722, 15, t, small, small, small), 90)->name,
                 "thin_k");
+      // 154 tiles of 128x256 (two waves, the second 17% busy): the 128x128 tile on the copies
+      EXPECT_EQ(select_kernel(Problem::make_typed(863, 5519, 27, t, small, small, small), 90)->name,
+                "wgmma_128x128x64_s6_ts_pad");
       EXPECT_EQ(select_kernel(Problem::make_typed(137, 252, 6, t, small, small, small), 90)->name,
                 "thin_k");
       EXPECT_EQ(select_kernel(Problem::make_typed(35, 6945, 26, t, small, small, small), 90)->name,
                 "mma_sync_128x128x32_w64x64_s4_anyalign");  // 6.3e6 multiply-adds
-      // Rung 20's realigning producer: K >= 5000 over few 64x64 tiles (odd leading dimensions:
-      // K = 7054, N = 9); a shorter K keeps rung 16's copies; not for tf32, where it was not
-      // measured faster.
+      // Small M or N with a long K: rung 18's tile on the copies (rung 20's realigning producer,
+      // once chosen from K = 5000, lost that class to the one-launch copies).
       EXPECT_EQ(select_kernel(Problem::make_typed(29, 9, 7054, t, small, small, small), 90)->name,
-                "wgmma_64x64x64_s10_ts_ra");
+                "wgmma_64x64x64_s13_pad");
       EXPECT_EQ(select_kernel(Problem::make_typed(29, 9, 4999, t, small, small, small), 90)->name,
-                "wgmma_64x64x64_s13_pad");  // small M or N: rung 18's tile on the copies
+                "wgmma_64x64x64_s13_pad");
+      // From K = 128 the copies pay on a tiny problem too; 16 <= K < 128 there stays with mma.sync.
+      EXPECT_EQ(select_kernel(Problem::make_typed(89, 20, 170, t, small, small, small), 90)->name,
+                "wgmma_64x64x64_s13_pad");
       EXPECT_EQ(select_kernel(Problem::make_typed(504, 700, 21, t, small, small, small), 90)->name,
                 "mma_sync_128x128x32_w64x64_s4_anyalign");
       // Rung 21 for odd leading dimensions: M or N of at most 4 at any K, of at most 8 from
