@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "../core/device_runtime.hpp"
@@ -22,27 +23,48 @@ namespace {
 
 // One operand's copy as the kernel sees it: `rows` lines of `cols` elements, `src_pitch` elements
 // apart, into lines `dst_pitch` elements apart (dst 16-byte aligned, dst_pitch * element size a
-// multiple of 16), the tail of each line past `cols` zero-filled; `segments` 4 KiB pieces of dst.
+// multiple of 16), the tail of each line past `cols` zero-filled; `segments` segments of dst.
 struct PadJob {
   const unsigned char* src;
   unsigned char* dst;
   std::int64_t src_pitch, dst_pitch, rows, cols, segments;
 };
 
+// The copy's unit of work: one segment of the destination per block and pass.
+constexpr int kPadSegmentBytes = 4096;
+
+// One 16-byte piece of a source line, kPer = 16 / kBytes elements from `p` (element-aligned):
+// aligned 4-byte loads, and for 16-bit elements off a 4-byte boundary one word more and a
+// funnel shift, whose extra halves are the neighbouring elements (the caller takes this path
+// only where the line holds one element before the piece and one after it).
+template <int kBytes>
+__device__ __forceinline__ uint4 load_piece(const unsigned char* p) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  if (kBytes == 4 || (addr & 3u) == 0) {
+    const auto* w = reinterpret_cast<const unsigned*>(p);
+    return make_uint4(__ldg(w), __ldg(w + 1), __ldg(w + 2), __ldg(w + 3));
+  }
+  const auto* w = reinterpret_cast<const unsigned*>(p - 2);
+  const unsigned w0 = __ldg(w), w1 = __ldg(w + 1), w2 = __ldg(w + 2), w3 = __ldg(w + 3),
+                 w4 = __ldg(w + 4);
+  return make_uint4(__funnelshift_r(w0, w1, 16), __funnelshift_r(w1, w2, 16),
+                    __funnelshift_r(w2, w3, 16), __funnelshift_r(w3, w4, 16));
+}
+
 // Copies one or two operands (job b has no segments when there is one). The destination is one
-// contiguous run of rows * dst_pitch elements; a block takes one 4 KiB segment of it at a time,
-// whatever lines it spans (short lines: many per segment): its threads read the segment's elements
-// one each, consecutive threads consecutive elements (coalesced whatever the source alignment),
-// into shared memory, then write it out as 16-byte vectors. Each block then lets a dependent
-// launch (programmatic dependent launch) start: the kernel after the copies waits for this grid's
-// completion and memory with griddepcontrol.wait before it reads them.
+// contiguous run of rows * dst_pitch elements, taken a 4 KiB segment per block and pass whatever
+// lines it spans (short lines: many per segment). Each thread writes 16-byte pieces of it: a piece
+// inside its source line comes from aligned 4-byte loads (shifted into place where the line is
+// off a 4-byte boundary), a piece at a line's start or end element by element, past `cols`
+// zeros. Each block then lets a dependent launch (programmatic dependent launch) start: the
+// kernel after the copies waits for this grid's completion and memory with griddepcontrol.wait
+// before it reads them.
 template <int kBytes>
 __global__ void __launch_bounds__(256) pad_pitch_kernel(const PadJob a, const PadJob b) {
   using Elem = std::conditional_t<kBytes == 2, std::uint16_t, std::uint32_t>;
   constexpr int kThreads = 256;
-  constexpr int kSeg = 4096 / kBytes;  // elements per segment
-  constexpr int kPer = 16 / kBytes;    // elements per 16-byte vector
-  __shared__ __align__(16) Elem seg[kSeg];
+  constexpr int kSeg = kPadSegmentBytes / kBytes;  // elements per segment
+  constexpr int kPer = 16 / kBytes;                // elements per 16-byte piece
   const std::int64_t total = a.segments + b.segments;
   for (std::int64_t t = blockIdx.x; t < total; t += gridDim.x) {
     const bool in_a = t < a.segments;
@@ -52,11 +74,10 @@ __global__ void __launch_bounds__(256) pad_pitch_kernel(const PadJob a, const Pa
     const int here = left < kSeg ? static_cast<int>(left) : kSeg;
     const std::int64_t r0 = e0 / j.dst_pitch;
     const std::int64_t c0 = e0 - r0 * j.dst_pitch;  // offset of e0 in line r0
-    const Elem* const s = reinterpret_cast<const Elem*>(j.src);
-#pragma unroll 4
-    for (int i = static_cast<int>(threadIdx.x); i < here; i += kThreads) {
+    for (int i = static_cast<int>(threadIdx.x) * kPer; i < here; i += kThreads * kPer) {
       // Element i lies l = c0 + i < dst_pitch + kSeg elements past line r0's start: one line on
-      // at most when lines are at least a segment long, else a 32-bit division.
+      // at most when lines are at least a segment long, else a 32-bit division. c, like the
+      // pitch and c0, is a multiple of kPer.
       const std::int64_t l = c0 + i;
       std::int64_t dr = 0;
       if (j.dst_pitch >= kSeg) {
@@ -65,14 +86,22 @@ __global__ void __launch_bounds__(256) pad_pitch_kernel(const PadJob a, const Pa
         dr = static_cast<unsigned>(l) / static_cast<unsigned>(j.dst_pitch);
       }
       const std::int64_t c = l - dr * j.dst_pitch;
-      seg[i] = c < j.cols ? s[(r0 + dr) * j.src_pitch + c] : Elem{0};
+      const unsigned char* const line = j.src + (r0 + dr) * j.src_pitch * kBytes;
+      // fp32 pieces need no neighbours (no shift); 16-bit ones may
+      const bool inside = kBytes == 4 ? c + kPer <= j.cols : c > 0 && c + kPer < j.cols;
+      uint4 piece;
+      if (inside) {
+        piece = load_piece<kBytes>(line + c * kBytes);
+      } else {
+        Elem e[kPer];
+#pragma unroll
+        for (int x = 0; x < kPer; ++x) {
+          e[x] = c + x < j.cols ? __ldg(reinterpret_cast<const Elem*>(line) + c + x) : Elem{0};
+        }
+        memcpy(&piece, e, sizeof(piece));
+      }
+      *reinterpret_cast<uint4*>(j.dst + (e0 + i) * kBytes) = piece;
     }
-    __syncthreads();
-    Elem* const d = reinterpret_cast<Elem*>(j.dst) + e0;
-    for (int v = static_cast<int>(threadIdx.x); v * kPer < here; v += kThreads) {
-      *reinterpret_cast<uint4*>(d + v * kPer) = *reinterpret_cast<const uint4*>(seg + v * kPer);
-    }
-    __syncthreads();  // the segment is free for the next one
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -128,7 +157,7 @@ namespace {
 // The kernel's view of copy `c` of `src` into `dst` (no segments when the copy is not needed).
 template <int kBytes>
 PadJob pad_job(const void* src, std::int64_t src_pitch, void* dst, const Copy& c) {
-  constexpr std::int64_t kSeg = 4096 / kBytes;
+  constexpr std::int64_t kSeg = kPadSegmentBytes / kBytes;
   PadJob j{static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), src_pitch,
            c.pitch, c.rows, c.cols, 0};
   if (c.needed && !c.transposed) j.segments = (c.rows * c.pitch + kSeg - 1) / kSeg;
