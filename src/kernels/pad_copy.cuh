@@ -34,12 +34,20 @@ struct PadJob {
 constexpr int kPadSegmentBytes = 4096;
 
 // One 16-byte piece of a source line, kPer = 16 / kBytes elements from `p` (element-aligned):
-// aligned 4-byte loads, and for 16-bit elements off a 4-byte boundary one word more and a
-// funnel shift, whose extra halves are the neighbouring elements (the caller takes this path
-// only where the line holds one element before the piece and one after it).
+// one 16-byte load where p is 16-byte aligned, two 8-byte or four 4-byte loads where it is 8- or
+// 4-byte aligned, and for 16-bit elements off a 4-byte boundary five aligned 4-byte loads and a
+// funnel shift, whose extra halves are the neighbouring elements (the caller takes this path only
+// where the line holds one element before the piece and one after it). All pieces of a line share
+// its alignment, so a warp diverges only where its pieces cross into another line.
 template <int kBytes>
 __device__ __forceinline__ uint4 load_piece(const unsigned char* p) {
   const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  if ((addr & 15u) == 0) return __ldg(reinterpret_cast<const uint4*>(p));
+  if ((addr & 7u) == 0) {
+    const auto* d = reinterpret_cast<const uint2*>(p);
+    const uint2 lo = __ldg(d), hi = __ldg(d + 1);
+    return make_uint4(lo.x, lo.y, hi.x, hi.y);
+  }
   if (kBytes == 4 || (addr & 3u) == 0) {
     const auto* w = reinterpret_cast<const unsigned*>(p);
     return make_uint4(__ldg(w), __ldg(w + 1), __ldg(w + 2), __ldg(w + 3));
@@ -54,9 +62,8 @@ __device__ __forceinline__ uint4 load_piece(const unsigned char* p) {
 // Copies one or two operands (job b has no segments when there is one). The destination is one
 // contiguous run of rows * dst_pitch elements, taken a 4 KiB segment per block and pass whatever
 // lines it spans (short lines: many per segment). Each thread writes 16-byte pieces of it: a piece
-// inside its source line comes from aligned 4-byte loads (shifted into place where the line is
-// off a 4-byte boundary), a piece at a line's start or end element by element, past `cols`
-// zeros. Each block then lets a dependent launch (programmatic dependent launch) start: the
+// inside its source line comes from aligned loads as wide as the line's alignment allows
+// (load_piece), a piece at a line's start or end element by element, past `cols` zeros. Each block then lets a dependent launch (programmatic dependent launch) start: the
 // kernel after the copies waits for this grid's completion and memory with griddepcontrol.wait
 // before it reads them.
 template <int kBytes>
