@@ -63,9 +63,10 @@ __device__ __forceinline__ uint4 load_piece(const unsigned char* p) {
 // contiguous run of rows * dst_pitch elements, taken a 4 KiB segment per block and pass whatever
 // lines it spans (short lines: many per segment). Each thread writes 16-byte pieces of it: a piece
 // inside its source line comes from aligned loads as wide as the line's alignment allows
-// (load_piece), a piece at a line's start or end element by element, past `cols` zeros. Each block then lets a dependent launch (programmatic dependent launch) start: the
-// kernel after the copies waits for this grid's completion and memory with griddepcontrol.wait
-// before it reads them.
+// (load_piece), a piece at a line's start or end element by element, past `cols` zeros. Each
+// block then lets a dependent launch (programmatic dependent launch) start: the kernel after the
+// copies waits for this grid's completion and memory with griddepcontrol.wait before it reads
+// them.
 template <int kBytes>
 __global__ void __launch_bounds__(256) pad_pitch_kernel(const PadJob a, const PadJob b) {
   using Elem = std::conditional_t<kBytes == 2, std::uint16_t, std::uint32_t>;

@@ -4,13 +4,15 @@
 // an odd leading dimension (bf16 ld not a multiple of 8, tf32 not of 4) or a base off 16 bytes
 // cannot be described, and until this rung such problems ran on rung 13's `_anyalign` mma.sync
 // instance at a fraction of the tensor cores. Here the launcher first copies each such operand
-// into the library's stream workspace with its pitch rounded up to 16 bytes (one pass through
-// shared memory: coalesced element loads in, 16-byte vector stores out; the tail of each line
-// zero-filled), then runs rung 15's kernel on the copy. The copy
-// is inside the timed call. Its cost: each copied operand read and written once at copy
-// bandwidth, two extra launches (docs/perf-notes.md, "Rung 16", has the measured split).
-// C needs no copy: the epilogue stores through registers to any alignment (rung 15's TMA store
-// only where exact). Operands a tensor map can describe are left in place.
+// into the library's stream workspace with its pitch rounded up to 16 bytes (pad_copy.cuh: both
+// operands in one launch of 16-byte pieces, the tail of each line zero-filled), then runs rung
+// 15's kernel on the copy, launched as the copy's programmatic dependent so that its launch and
+// set-up overlap the copy's tail. The copy is inside the timed call. Its cost: each copied
+// operand read and written once, one extra launch (docs/perf-notes.md, "Rung 16" and "One copy
+// launch, staged stores in pieces", has the measured split).
+// C needs no copy: the epilogue stores to any alignment (rung 15's TMA store where exact, its
+// staged stores in the widest pieces C allows otherwise). Operands a tensor map can describe are
+// left in place.
 // The same copy step takes the one layout mix the tf32 wgmma kernel refuses, A and B both
 // M/N-major (A column-major, B row-major): B is copied transposed, K-major, and the kernel reads
 // its M-major A through registers. cuBLAS is slow in that mix too (docs/perf-notes.md, rung 16).
