@@ -42,6 +42,10 @@ enum class When : std::uint8_t {
   kUnderSms128,      // 128x64 tiles fit in one wave (at most half as many 128x128 tiles as SMs)
   kSmallMN64x64,     // min(M, N) <= 256 and 64x64 tiles fit in one wave
   kSmallMN64x128,    // min(M, N) <= 256 and 64x128 tiles fit in one wave
+  // 128x128 tiles fill at most a third of the SMs and K >= 4 max(M, N): the tile's own split-K
+  // (3 or more splits) fills them; the 128x64 tile, unsplit, reads A and B more often and was
+  // slower there, faster with a shorter K (tensor types).
+  kFewTiles128LongK,
   kThinK15,          // K < 16 (tensor types: thin_k beat the copies and mma.sync there)
   // The same with the copies paying: K >= 128, or K >= 16 and at least 2^23 multiply-adds, where
   // copying operands to a 16-byte pitch (rung 16: one extra launch and a pass over A and B)
@@ -121,7 +125,9 @@ constexpr Rule kSimtRules[] = {
 // sm_90 the wgmma families (candidates only there): rung
 // 15's TMA-store epilogue without a cluster (its cluster variant "c2" lost to it), its 128x256
 // tile from about a wave of it up, its 128x64 tile where 128x128 tiles would leave SMs idle,
-// its 128x128 tile between (docs/perf-notes.md, rungs 14 and 15); for small M or N (up to 256),
+// unless they are at most a third of the SMs against K >= 4 max(M, N), where the 128x128 tile's
+// split-K fills them (perf-notes.md, "Long K over few tiles on the tensor cores"), its 128x128
+// tile between (docs/perf-notes.md, rungs 14 and 15); for small M or N (up to 256),
 // rung 18's one-consumer 64x64 or 64x128 tile where one wave of it holds the problem (rung 18);
 // rung 14 behind them (the same kernel with the register epilogue, which rung 15 runs
 // itself when beta != 0 or N is not a whole number of 16-byte granules); for A or B that no
@@ -146,6 +152,7 @@ constexpr Rule kTensorRules[] = {
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma_tma_store", 128, 256, 0, true, ""},
     {When::kSmallMN64x64, BNeeds::kAny, "wgmma_skinny", 64, 64, 0, true, ""},
     {When::kSmallMN64x128, BNeeds::kAny, "wgmma_skinny", 64, 128, 0, true, ""},
+    {When::kFewTiles128LongK, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, true, ""},
     {When::kUnderSms128, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, true, ""},
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, true, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
@@ -153,6 +160,7 @@ constexpr Rule kTensorRules[] = {
     {When::kThinK15, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kSmallMN64x64Copies, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, ""},
     {When::kWaveOf128x256Copies, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
+    {When::kFewTiles128LongK, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
     {When::kUnderSms128Copies, BNeeds::kAny, "wgmma_padded", 128, 64, 0, true, ""},
     {When::kCopiesPay, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma", 128, 256, 0, true, ""},
@@ -196,6 +204,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 256 && tiles(p, 64, 128) <= sms;
     case When::kThinK15:
       return p.k < 16;
+    case When::kFewTiles128LongK:
+      return 3 * tiles(p, 128, 128) <= sms && p.k >= 4 * std::max(p.m, p.n);
     case When::kSmallMN64x64Copies:
       return holds(When::kCopiesPay, p, sms) && holds(When::kSmallMN64x64, p, sms);
     case When::kWaveOf128x256Copies:

@@ -208,6 +208,22 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(chosen_typed(4096, t), "wgmma_128x256x64_s4_ts");
     EXPECT_EQ(chosen_typed(1536, t), "wgmma_128x128x64_s6_ts");  // 144 tiles of 128x128
     EXPECT_EQ(chosen_typed(1024, t), "wgmma_128x64x64_s8_ts");   // 128 tiles of 128x64 <= 132 SMs
+    {
+      // At most a third of the SMs in 128x128 tiles against K >= 4 max(M, N): that tile, split
+      // (36 and 16 tiles); 64 tiles or a shorter K keep the 128x64 tile.
+      alignas(16) static std::uint16_t b16[64];
+      auto aligned = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+        const KernelInfo* chosen =
+            select_kernel(Problem::make_typed(m, n, k, t, b16, b16, b16), 90);
+        return chosen == nullptr ? std::string("(none)") : chosen->name;
+      };
+      EXPECT_EQ(aligned(768, 768, 16384), "wgmma_128x128x64_s6_ts");
+      EXPECT_EQ(aligned(512, 512, 16384), "wgmma_128x128x64_s6_ts");
+      EXPECT_EQ(aligned(1024, 1024, 8192), "wgmma_128x64x64_s8_ts");
+      EXPECT_EQ(aligned(768, 768, 2048), "wgmma_128x64x64_s8_ts");
+      EXPECT_EQ(aligned(512, 1024, 4096), "wgmma_128x128x64_s6_ts");
+      EXPECT_EQ(aligned(767, 767, 16383), "wgmma_128x128x64_s6_ts_pad");  // odd pitches
+    }
     // ld 1001 (no 16-byte pitch) and a base one element off: rung 16 copies the operands first
     EXPECT_EQ(chosen_typed(1001, t), "wgmma_128x64x64_s8_ts_pad");
     EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");
@@ -248,6 +264,7 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(odd(5169, 16, 1413), "wgmma_64x64x64_s13_pad");
       // more 64x64 tiles than SMs: the 128-row padded tiles
       EXPECT_EQ(odd(139, 5420, 288), "wgmma_128x128x64_s6_ts_pad");
+      EXPECT_EQ(odd(5312, 122, 3719), "wgmma_128x64x64_s8_ts_pad");  // K < 4 max(M, N)
       const GemmTypes tf32{DType::kTF32, DType::kF32};
       alignas(16) static float small32[64];
       const KernelInfo* long_k_tf32 =
