@@ -208,22 +208,22 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(chosen_typed(4096, t), "wgmma_128x256x64_s4_ts");
     EXPECT_EQ(chosen_typed(1536, t), "wgmma_128x128x64_s6_ts");  // 144 tiles of 128x128
     EXPECT_EQ(chosen_typed(1024, t), "wgmma_128x64x64_s8_ts");   // 128 tiles of 128x64 <= 132 SMs
-    {
-      // At most a third of the SMs in 128x128 tiles against K >= 4 max(M, N): that tile, split
-      // (36 and 16 tiles); 64 tiles or a shorter K keep the 128x64 tile.
-      alignas(16) static std::uint16_t b16[64];
-      auto aligned = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-        const KernelInfo* chosen =
-            select_kernel(Problem::make_typed(m, n, k, t, b16, b16, b16), 90);
-        return chosen == nullptr ? std::string("(none)") : chosen->name;
-      };
-      EXPECT_EQ(aligned(768, 768, 16384), "wgmma_128x128x64_s6_ts");
-      EXPECT_EQ(aligned(512, 512, 16384), "wgmma_128x128x64_s6_ts");
-      EXPECT_EQ(aligned(1024, 1024, 8192), "wgmma_128x64x64_s8_ts");
-      EXPECT_EQ(aligned(768, 768, 2048), "wgmma_128x64x64_s8_ts");
-      EXPECT_EQ(aligned(512, 1024, 4096), "wgmma_128x128x64_s6_ts");
-      EXPECT_EQ(aligned(767, 767, 16383), "wgmma_128x128x64_s6_ts_pad");  // odd pitches
-    }
+    // The instance auto takes on sm_90 for M x N x K on a 16-byte aligned buffer with packed
+    // leading dimensions (no tensor map describes those that are no multiple of 8 elements).
+    alignas(16) static std::uint16_t small[64];
+    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+      const KernelInfo* chosen =
+          select_kernel(Problem::make_typed(m, n, k, t, small, small, small), 90);
+      return chosen == nullptr ? std::string("(none)") : chosen->name;
+    };
+    // At most a third of the SMs in 128x128 tiles against K >= 4 max(M, N): that tile, split
+    // (36 and 16 tiles); 64 tiles or a shorter K keep the 128x64 tile.
+    EXPECT_EQ(pick(768, 768, 16384), "wgmma_128x128x64_s6_ts");
+    EXPECT_EQ(pick(512, 512, 16384), "wgmma_128x128x64_s6_ts");
+    EXPECT_EQ(pick(1024, 1024, 8192), "wgmma_128x64x64_s8_ts");
+    EXPECT_EQ(pick(768, 768, 2048), "wgmma_128x64x64_s8_ts");
+    EXPECT_EQ(pick(512, 1024, 4096), "wgmma_128x128x64_s6_ts");
+    EXPECT_EQ(pick(767, 767, 16383), "wgmma_128x128x64_s6_ts_pad");  // odd pitches
     // ld 1001 (no 16-byte pitch) and a base one element off: rung 16 copies the operands first
     EXPECT_EQ(chosen_typed(1001, t), "wgmma_128x64x64_s8_ts_pad");
     EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");
@@ -231,40 +231,32 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       // K < 128: the copies pay from K = 16 and 2^23 multiply-adds (thin K against a large C),
       // not below that (mma.sync's any-alignment instance); a K under 16 takes thin_k at any
       // size of C.
-      alignas(16) static std::uint16_t small[64];
-      // The instance auto takes on sm_90 for M x N x K on `small` with packed leading dimensions
-      // (most of them no multiple of 8 elements: no tensor map describes them).
-      auto odd = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-        const KernelInfo* chosen =
-            select_kernel(Problem::make_typed(m, n, k, t, small, small, small), 90);
-        return chosen == nullptr ? std::string("(none)") : chosen->name;
-      };
-      EXPECT_EQ(odd(1001, 1001, 255), "wgmma_128x64x64_s8_ts_pad");
-      EXPECT_EQ(odd(2982, 6722, 29), "wgmma_128x256x64_s4_ts_pad");
-      EXPECT_EQ(odd(2982, 6722, 16), "wgmma_128x256x64_s4_ts_pad");
-      EXPECT_EQ(odd(2982, 6722, 15), "thin_k");
+      EXPECT_EQ(pick(1001, 1001, 255), "wgmma_128x64x64_s8_ts_pad");
+      EXPECT_EQ(pick(2982, 6722, 29), "wgmma_128x256x64_s4_ts_pad");
+      EXPECT_EQ(pick(2982, 6722, 16), "wgmma_128x256x64_s4_ts_pad");
+      EXPECT_EQ(pick(2982, 6722, 15), "thin_k");
       // 154 tiles of 128x256 (two waves, the second 17% busy): the 128x128 tile on the copies
-      EXPECT_EQ(odd(863, 5519, 27), "wgmma_128x128x64_s6_ts_pad");
-      EXPECT_EQ(odd(137, 252, 6), "thin_k");
+      EXPECT_EQ(pick(863, 5519, 27), "wgmma_128x128x64_s6_ts_pad");
+      EXPECT_EQ(pick(137, 252, 6), "thin_k");
       // 6.3e6 multiply-adds: mma.sync
-      EXPECT_EQ(odd(35, 6945, 26), "mma_sync_128x128x32_w64x64_s4_anyalign");
+      EXPECT_EQ(pick(35, 6945, 26), "mma_sync_128x128x32_w64x64_s4_anyalign");
       // Small M or N with a long K: rung 18's tile on the copies (rung 20's realigning producer,
       // once chosen from K = 5000, lost that class to the one-launch copies).
-      EXPECT_EQ(odd(29, 9, 7054), "wgmma_64x64x64_s13_pad");
-      EXPECT_EQ(odd(29, 9, 4999), "wgmma_64x64x64_s13_pad");
+      EXPECT_EQ(pick(29, 9, 7054), "wgmma_64x64x64_s13_pad");
+      EXPECT_EQ(pick(29, 9, 4999), "wgmma_64x64x64_s13_pad");
       // From K = 128 the copies pay on a tiny problem too; 16 <= K < 128 there stays with mma.sync.
-      EXPECT_EQ(odd(89, 20, 170), "wgmma_64x64x64_s13_pad");
-      EXPECT_EQ(odd(504, 700, 21), "mma_sync_128x128x32_w64x64_s4_anyalign");
+      EXPECT_EQ(pick(89, 20, 170), "wgmma_64x64x64_s13_pad");
+      EXPECT_EQ(pick(504, 700, 21), "mma_sync_128x128x32_w64x64_s4_anyalign");
       // Rung 21 for odd leading dimensions: M or N of at most 4 at any K, of at most 8 from
       // K = 128; a shorter K keeps mma.sync, 9 columns or more the copies.
-      EXPECT_EQ(odd(2394, 3, 4182), "narrow_n4");
-      EXPECT_EQ(odd(4, 144, 2), "narrow_n4");
-      EXPECT_EQ(odd(2222, 5, 1091), "narrow_n8");
-      EXPECT_EQ(odd(113, 8, 127), "mma_sync_128x128x32_w64x64_s4_anyalign");
-      EXPECT_EQ(odd(5169, 16, 1413), "wgmma_64x64x64_s13_pad");
+      EXPECT_EQ(pick(2394, 3, 4182), "narrow_n4");
+      EXPECT_EQ(pick(4, 144, 2), "narrow_n4");
+      EXPECT_EQ(pick(2222, 5, 1091), "narrow_n8");
+      EXPECT_EQ(pick(113, 8, 127), "mma_sync_128x128x32_w64x64_s4_anyalign");
+      EXPECT_EQ(pick(5169, 16, 1413), "wgmma_64x64x64_s13_pad");
       // more 64x64 tiles than SMs: the 128-row padded tiles
-      EXPECT_EQ(odd(139, 5420, 288), "wgmma_128x128x64_s6_ts_pad");
-      EXPECT_EQ(odd(5312, 122, 3719), "wgmma_128x64x64_s8_ts_pad");  // K < 4 max(M, N)
+      EXPECT_EQ(pick(139, 5420, 288), "wgmma_128x128x64_s6_ts_pad");
+      EXPECT_EQ(pick(5312, 122, 3719), "wgmma_128x64x64_s8_ts_pad");  // K < 4 max(M, N)
       const GemmTypes tf32{DType::kTF32, DType::kF32};
       alignas(16) static float small32[64];
       const KernelInfo* long_k_tf32 =
@@ -272,19 +264,14 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       ASSERT_NE(long_k_tf32, nullptr);
       EXPECT_NE(long_k_tf32->family, "wgmma_realign");
     }
-    alignas(16) static std::uint16_t buf[64];
     // Small M or N (rung 18): the 64x64 tile where a wave of it holds the problem, else the
     // 64x128 tile; 256 rows already fill a wave of 128x128 tiles.
-    auto shape = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-      const KernelInfo* chosen = select_kernel(Problem::make_typed(m, n, k, t, buf, buf, buf), 90);
-      return chosen == nullptr ? std::string("(none)") : chosen->name;
-    };
-    EXPECT_EQ(shape(16, 8192, 8192), "wgmma_64x64x64_s13");
-    EXPECT_EQ(shape(8192, 64, 8192), "wgmma_64x64x64_s13");
-    EXPECT_EQ(shape(128, 8192, 8192), "wgmma_64x128x64_s9");
-    EXPECT_EQ(shape(16, 16384, 4096), "wgmma_64x128x64_s9");
-    EXPECT_EQ(shape(256, 8192, 8192), "wgmma_128x128x64_s6_ts");
-    const Problem p = Problem::make_typed(4096, 4096, 4096, t, buf, buf, buf);
+    EXPECT_EQ(pick(16, 8192, 8192), "wgmma_64x64x64_s13");
+    EXPECT_EQ(pick(8192, 64, 8192), "wgmma_64x64x64_s13");
+    EXPECT_EQ(pick(128, 8192, 8192), "wgmma_64x128x64_s9");
+    EXPECT_EQ(pick(16, 16384, 4096), "wgmma_64x128x64_s9");
+    EXPECT_EQ(pick(256, 8192, 8192), "wgmma_128x128x64_s6_ts");
+    const Problem p = Problem::make_typed(4096, 4096, 4096, t, small, small, small);
     if (find_kernel("mma_sync_128x128x32_w64x64_s4")->desc.runs_on(80)) {  // sm_80 built
       const KernelInfo* on_a100 = select_kernel(p, 80);
       ASSERT_NE(on_a100, nullptr);

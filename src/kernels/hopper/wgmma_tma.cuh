@@ -1415,7 +1415,8 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
               tensor_map_describable(q.c.dtype, q.c.data, q.m, q.n, q.c.ld);
   // Staged stores wherever a TMA store is not exact (beta = 0): a warp writes whole lines of
   // 32 pieces of the widest size C's base and pitch allow, where the register epilogue writes
-  // 8 rows of 2 elements per instruction (docs/perf-notes.md, "Staged stores in pieces").
+  // 8 rows of 2 elements per instruction (docs/perf-notes.md, "One copy launch, staged stores
+  // in pieces").
   prm.c_stage = 0;
   if (Cfg::kTmaStore && sp.splits == 1 && !pl.c_t && q.beta == 0.0f && prm.c_tma == 0) {
     prm.c_stage = static_cast<int>(c_bytes);
