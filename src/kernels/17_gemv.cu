@@ -228,14 +228,8 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const stream::Split sp = rows ? stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8)
                                 : stream::plan_split(tiles, q.k, kWarps, kUnroll * kWarps, 8);
   g.k_chunk = sp.k_chunk;
-  if (sp.splits > 1) {
-    void* ws = nullptr;
-    const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(sp.splits) *
-                              static_cast<std::size_t>(q.m);
-    if (cudaError_t err = runtime::stream_workspace(bytes, stream, &ws); err != cudaSuccess) {
-      return err;
-    }
-    g.partial = static_cast<float*>(ws);
+  if (cudaError_t err = stream::partial_sums(sp, q.m, stream, &g.partial); err != cudaSuccess) {
+    return err;
   }
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits));
   if (rows) {
@@ -244,9 +238,8 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
     gemv_cols_kernel<E, CT><<<grid, kThreads, 0, stream>>>(g);
   }
   if (sp.splits > 1) {
-    const auto blocks = static_cast<unsigned>(
-        std::min<std::int64_t>(ceil_div(q.m, kThreads), 4LL * runtime::sm_count()));
-    gemv_reduce_kernel<CT><<<blocks, kThreads, 0, stream>>>(g, sp.splits);
+    gemv_reduce_kernel<CT><<<stream::reduce_blocks(q.m, kThreads), kThreads, 0, stream>>>(
+        g, sp.splits);
   }
   return cudaGetLastError();
 }

@@ -1,6 +1,6 @@
 // What the matrix-stream families (rung 17's gemv, rung 21's narrow products) share: fp32 values
-// of one element or of a 16-byte vector of any element type, the streaming 16-byte load, and the
-// split of K over blocks that keeps every SM reading.
+// of one element or of a 16-byte vector of any element type, the streaming 16-byte load, the
+// split of K over blocks that keeps every SM reading, and its partial sums and second pass.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -52,6 +52,29 @@ inline Split plan_split(std::int64_t tiles, std::int64_t k, int vec_width, std::
   s = std::min<std::int64_t>(s, 65535);
   const std::int64_t chunk = views::round_up(views::ceil_div(k, s), vec_width);
   return Split{static_cast<int>(views::ceil_div(k, chunk)), static_cast<int>(chunk)};
+}
+
+// The partial sums of a split launch (`sp.splits` x `outputs` floats) in the stream workspace;
+// null (and nothing requested) when K is not split.
+inline cudaError_t partial_sums(const Split& sp, std::int64_t outputs, cudaStream_t stream,
+                                float** partial) {
+  *partial = nullptr;
+  if (sp.splits <= 1) return cudaSuccess;
+  void* ws = nullptr;
+  const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(sp.splits) *
+                            static_cast<std::size_t>(outputs);
+  if (cudaError_t err = runtime::stream_workspace(bytes, stream, &ws); err != cudaSuccess) {
+    return err;
+  }
+  *partial = static_cast<float*>(ws);
+  return cudaSuccess;
+}
+
+// Blocks of the second pass that adds `outputs` partial sums (a grid-stride loop of `threads` per
+// block, at most 4 blocks per SM).
+inline unsigned reduce_blocks(std::int64_t outputs, int threads) {
+  return static_cast<unsigned>(
+      std::min<std::int64_t>(views::ceil_div(outputs, threads), 4LL * runtime::sm_count()));
 }
 
 }  // namespace tilegemm::kernels::stream
