@@ -30,8 +30,9 @@ struct PadJob {
   std::int64_t src_pitch, dst_pitch, rows, cols, segments;
 };
 
-// The copy's unit of work: one segment of the destination per block and pass.
+// The copy's unit of work: one segment of the destination per block and pass; its block size.
 constexpr int kPadSegmentBytes = 4096;
+constexpr int kPadThreads = 256;
 
 // One 16-byte piece of a source line, kPer = 16 / kBytes elements from `p` (element-aligned):
 // one 16-byte load where p is 16-byte aligned, two 8-byte or four 4-byte loads where it is 8- or
@@ -68,9 +69,8 @@ __device__ __forceinline__ uint4 load_piece(const unsigned char* p) {
 // copies waits for this grid's completion and memory with griddepcontrol.wait before it reads
 // them.
 template <int kBytes>
-__global__ void __launch_bounds__(256) pad_pitch_kernel(const PadJob a, const PadJob b) {
+__global__ void __launch_bounds__(kPadThreads) pad_pitch_kernel(const PadJob a, const PadJob b) {
   using Elem = std::conditional_t<kBytes == 2, std::uint16_t, std::uint32_t>;
-  constexpr int kThreads = 256;
   constexpr int kSeg = kPadSegmentBytes / kBytes;  // elements per segment
   constexpr int kPer = 16 / kBytes;                // elements per 16-byte piece
   const std::int64_t total = a.segments + b.segments;
@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(256) pad_pitch_kernel(const PadJob a, const Pa
     const int here = left < kSeg ? static_cast<int>(left) : kSeg;
     const std::int64_t r0 = e0 / j.dst_pitch;
     const std::int64_t c0 = e0 - r0 * j.dst_pitch;  // offset of e0 in line r0
-    for (int i = static_cast<int>(threadIdx.x) * kPer; i < here; i += kThreads * kPer) {
+    for (int i = static_cast<int>(threadIdx.x) * kPer; i < here; i += kPadThreads * kPer) {
       // Element i lies l = c0 + i < dst_pitch + kSeg elements past line r0's start: one line on
       // at most when lines are at least a segment long, else a 32-bit division. c, like the
       // pitch and c0, is a multiple of kPer.
@@ -126,6 +126,9 @@ struct Copy {
   std::size_t bytes = 0;                       // the copy's size, rounded up to 256 bytes
 };
 
+// The copy runs in pad_pitch_kernel (lines as they are); a transposed copy is its caller's.
+inline bool by_lines(const Copy& c) { return c.needed && !c.transposed; }
+
 // Stands in for a copy's address where only its alignment matters (can_implement).
 alignas(16) inline const unsigned char kPadAligned[16] = {};
 
@@ -168,7 +171,7 @@ PadJob pad_job(const void* src, std::int64_t src_pitch, void* dst, const Copy& c
   constexpr std::int64_t kSeg = kPadSegmentBytes / kBytes;
   PadJob j{static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), src_pitch,
            c.pitch, c.rows, c.cols, 0};
-  if (c.needed && !c.transposed) j.segments = (c.rows * c.pitch + kSeg - 1) / kSeg;
+  if (by_lines(c)) j.segments = views::ceil_div(c.rows * c.pitch, kSeg);
   return j;
 }
 
@@ -178,7 +181,7 @@ cudaError_t copy_pair(const PadJob& a, const PadJob& b, cudaStream_t stream) {
   if (segments == 0) return cudaSuccess;
   const auto blocks =
       static_cast<unsigned>(std::min<std::int64_t>(segments, 16LL * runtime::sm_count()));
-  pad_pitch_kernel<kBytes><<<blocks, 256, 0, stream>>>(a, b);
+  pad_pitch_kernel<kBytes><<<blocks, kPadThreads, 0, stream>>>(a, b);
   return cudaGetLastError();
 }
 

@@ -134,7 +134,7 @@ cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
       err != cudaSuccess) {
     return err;
   }
-  const bool after_copy = ca.needed || (cb.needed && !cb.transposed);
+  const bool after_copy = by_lines(ca) || by_lines(cb);
   // The copies keep the problem's row-major C, so the launcher runs it as it is.
   return hopper::launch_with<Cfg>(on_copies(q, ca, cb, a_copy, b_copy), stream, partial,
                                   after_copy);
