@@ -233,6 +233,23 @@ __global__ void __launch_bounds__(kThreads) narrow_rows_kernel(const NarrowArgs 
   }
 }
 
+// acc[i][c] += av[i] * b[c] for V rows and NC columns: one k of the column kernel, b the stage's
+// NC values of that k (16-byte aligned: read as float4).
+template <int V, int NC>
+__device__ __forceinline__ void add_outer(float (&acc)[V][NC], const float (&av)[V],
+                                          const float* b) {
+#pragma unroll
+  for (int c4 = 0; c4 < NC / 4; ++c4) {
+    const float4 f = *reinterpret_cast<const float4*>(b + 4 * c4);
+    const float bv[4] = {f.x, f.y, f.z, f.w};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) acc[i][4 * c4 + j] = fmaf(av[i], bv[j], acc[i][4 * c4 + j]);
+    }
+  }
+}
+
 // A column-major: block b owns rows R b .. R b + R - 1 (R = 32 V). With VEC and a whole block of
 // rows lane l holds rows R b + V l .. + V - 1 (one 16-byte piece of each column), else rows
 // R b + l + 32 i (element loads, each instruction 32 consecutive rows). Warp w takes the stage's
@@ -273,17 +290,7 @@ __global__ void __launch_bounds__(kThreads) narrow_cols_kernel(const NarrowArgs 
           if (kq >= len) break;  // warp-uniform; B past the stage is not read (nor multiplied)
           float av[V];
           L::vec(raw[u], av);
-#pragma unroll
-          for (int c4 = 0; c4 < NC / 4; ++c4) {
-            const float4 f = *reinterpret_cast<const float4*>(bs + kq * NC + 4 * c4);
-            const float bv[4] = {f.x, f.y, f.z, f.w};
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-#pragma unroll
-              for (int i = 0; i < V; ++i)
-                acc[i][4 * c4 + j] = fmaf(av[i], bv[j], acc[i][4 * c4 + j]);
-            }
-          }
+          add_outer<V, NC>(acc, av, bs + kq * NC);
         }
       }
     } else {
@@ -294,16 +301,7 @@ __global__ void __launch_bounds__(kThreads) narrow_cols_kernel(const NarrowArgs 
         for (int i = 0; i < V; ++i) {
           av[i] = block_row + lane + 32 * i < g.m ? L::one(col + 32 * i) : 0.0f;
         }
-#pragma unroll
-        for (int c4 = 0; c4 < NC / 4; ++c4) {
-          const float4 f = *reinterpret_cast<const float4*>(bs + kk * NC + 4 * c4);
-          const float bv[4] = {f.x, f.y, f.z, f.w};
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-#pragma unroll
-            for (int i = 0; i < V; ++i) acc[i][4 * c4 + j] = fmaf(av[i], bv[j], acc[i][4 * c4 + j]);
-          }
-        }
+        add_outer<V, NC>(acc, av, bs + kk * NC);
       }
     }
   }
@@ -378,21 +376,16 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const bool vec = views::aligned(q.a, 16);
   // Row-major A: blocks of 32 rows, splits of at least one warp step (whole 16-byte pieces);
   // column-major A: blocks of 32 V rows, splits of at least one round of unrolled columns per
-  // warp. Short splits: a small
-  // problem's time is the round trips of its loads, and more blocks take them side by side.
+  // warp. Short splits: a small problem's time is the round trips of its loads, and more blocks
+  // take them side by side.
   const std::int64_t tiles = rows ? ceil_div(q.m, kRowsPerBlock) : ceil_div(q.m, 32 * V);
   const stream::Split sp =
       rows ? stream::plan_split(tiles, q.k, V, 32LL * V, kBlocksPerSm)
            : stream::plan_split(tiles, q.k, kWarps, 1LL * kWarps * kColUnroll<NC>, kBlocksPerSm);
   g.k_chunk = sp.k_chunk;
-  if (sp.splits > 1) {
-    void* ws = nullptr;
-    const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(sp.splits) *
-                              static_cast<std::size_t>(q.m) * static_cast<std::size_t>(q.n);
-    if (cudaError_t err = runtime::stream_workspace(bytes, stream, &ws); err != cudaSuccess) {
-      return err;
-    }
-    g.partial = static_cast<float*>(ws);
+  if (cudaError_t err = stream::partial_sums(sp, q.m * q.n, stream, &g.partial);
+      err != cudaSuccess) {
+    return err;
   }
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits));
   if (rows) {
@@ -409,9 +402,8 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
     }
   }
   if (sp.splits > 1) {
-    const auto blocks = static_cast<unsigned>(
-        std::min<std::int64_t>(ceil_div(q.m * q.n, kThreads), 4LL * runtime::sm_count()));
-    narrow_reduce_kernel<CT><<<blocks, kThreads, 0, stream>>>(g, sp.splits);
+    narrow_reduce_kernel<CT><<<stream::reduce_blocks(q.m * q.n, kThreads), kThreads, 0, stream>>>(
+        g, sp.splits);
   }
   return cudaGetLastError();
 }
