@@ -5,7 +5,7 @@
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
-#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad, and
+#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -521,6 +521,36 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           SANITIZE_TOOLS="memcheck racecheck" SANITIZE_CASES="33x65x17 1,2,3 0;70x1001x29 1,3,7 0;70x130x300 1,1,1 0;70x130x300 1,1,0 0" \
           scripts/sanitize.sh "$TG" 'wgmma*_pad'
         tail -1 "$R/sanitize_copy_stage_$ab.log" | tee -a "$summary"
+      done
+      ;;
+    wave-tail)
+      # Wave tails on the tensor cores: past W whole waves, the last wave's tiles split over the
+      # SMs (and fewer tiles than SMs split where whole tiles leave them idle): verified in every
+      # tensor type, layout mix, beta and pitch on tile counts of k SMs + a few (132 SMs: 1 and
+      # 12 tiles over one wave of 128x128, 1 over one and two waves of 64x64 tiles, 24 over one
+      # of 128x128 with odd extents, 50 tiles of 128x128), timed beside cuBLAS over K (the shapes
+      # that split and whole-wave controls), then the 128x128 and 64x64 tiles under memcheck and
+      # racecheck.
+      verify_matrix wave_tail 'wgmma*' "$WGMMA_TYPES" "0 0,0,0;0.5 1,3,2" 1536x1536x2048 \
+        17024x64x2048 8512x64x2048 1537x1500x2100 640x1280x4096
+      WT=${WAVE_TAIL_KERNELS:-wgmma_128x256x64_s4_ts,wgmma_128x128x64_s6_ts,wgmma_128x64x64_s8_ts,wgmma_64x64x64_s13,auto}
+      WT_SHAPES=(${WAVE_TAIL_SHAPES:-1536x1536x1024 1536x1536x2048 1536x1536x4096 1536x1536x8192 \
+        640x1280x12288 1537x1500x4097 2432x896x8192 3000x3000x3000 17024x64x4096 2304x2304x4096 \
+        4224x4096x4096 4096x4096x4096 8192x8192x8192})
+      shapes=()
+      for s in "${WT_SHAPES[@]}"; do shapes+=(--shape "$s"); done
+      run_step wave_tail_bf16 bench --kernels "$WT" --dtype bf16 "${shapes[@]}" --format json \
+        --output "${TAG}_wave-tail-bf16.json"
+      WT32=${WT//wgmma_/wgmma_tf32_}
+      run_step wave_tail_tf32 bench --kernels "${WT32//x64_s/x32_s}" --dtype tf32 \
+        --layout-b col "${shapes[@]}" --format json --output "${TAG}_wave-tail-tf32.json"
+      for t in bf16:bf16 tf32:f32; do
+        ab=${t%%:*} c=${t##*:}
+        run_step "sanitize_wave_tail_$ab" env SANITIZE_ARGS="--dtype $ab --dtype-c $c" \
+          SANITIZE_TOOLS="memcheck racecheck" \
+          SANITIZE_CASES="8512x64x2048 0,0,0 0;8512x64x2048 1,3,2 0.5" \
+          scripts/sanitize.sh "$TG" 'wgmma*128x128*,wgmma*64x64*s13*'
+        tail -1 "$R/sanitize_wave_tail_$ab.log" | tee -a "$summary"
       done
       ;;
     thin-k-pad)

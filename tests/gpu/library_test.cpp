@@ -421,6 +421,79 @@ TEST(Library, SplitKResultsAreBitIdenticalAcrossRuns) {
   EXPECT_GT(checked, 0) << "no split-K kernel ran: the shapes above no longer reach one";
 }
 
+// The kernels one gemm() call of `kernel` enqueues on `stream`, counted in a graph capture. The
+// call runs once before the capture, so that the capture finds its workspace allocated.
+int kernels_enqueued(const Problem& p, const std::string& kernel, cudaStream_t stream) {
+  EXPECT_TRUE(gemm(p, kernel, stream).ok());
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  const Status launched = gemm(p, kernel, stream);
+  EXPECT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  EXPECT_TRUE(launched.ok()) << launched.message();
+  if (graph == nullptr) return -1;
+  std::size_t count = 0;
+  EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &count), cudaSuccess);
+  std::vector<cudaGraphNode_t> nodes(count);
+  EXPECT_EQ(cudaGraphGetNodes(graph, nodes.data(), &count), cudaSuccess);
+  int kernels = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    EXPECT_EQ(cudaGraphNodeGetType(node, &type), cudaSuccess);
+    kernels += type == cudaGraphNodeTypeKernel ? 1 : 0;
+  }
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  return kernels;
+}
+
+// The wave tail of the wgmma kernels: with one tile more than the SMs hold (128-row tiles; two
+// more with 64-row ones; a kernel that swaps A and B sees 67..266 tiles along N) and a K deep
+// enough that splitting pays by split_plan's estimate for every tile, the last wave's tiles are
+// split over the SMs and added by a second kernel: one kernel more than for the same tiles with
+// a K too short to split (under 4 k-tiles a unit), a right result with beta = 0 and with
+// beta != 0 (the second kernel reads C), and bit-identical reruns.
+TEST(Library, WgmmaWaveTailIsSplitRightAndBitIdentical) {
+  TILEGEMM_REQUIRE_GPU();
+  const std::int64_t sms = current_sm_count();
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  int checked = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    if (k.name.rfind("wgmma", 0) != 0 || !k.desc.split_k || !runs_on_current_device(k)) continue;
+    for (GemmTypes types : k.desc.types) {
+      const CaseSpec short_k = spec_of(128 * (sms + 1), 64, 128, 1.0f, 0.0f, types);
+      const CaseSpec tail = spec_of(128 * (sms + 1), 64, 32768, 1.0f, 0.0f, types);
+      Testbed base(short_k);
+      ASSERT_TRUE(base.init_status().ok()) << base.init_status().message();
+      if (!k.can_implement(base.problem())) continue;
+      SCOPED_TRACE(k.name + " " + tail.to_string());
+      Testbed tb(tail);
+      ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+      EXPECT_EQ(kernels_enqueued(tb.problem(), k.name, stream),
+                kernels_enqueued(base.problem(), k.name, stream) + 1)
+          << "the wave tail is not split";
+      const CheckResult first = tb.run_and_check(
+          [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+      ASSERT_TRUE(first.passed) << first.detail;
+      const auto bytes = download_c(tb);
+      ASSERT_TRUE(tb.reset_c(0).ok());
+      ASSERT_TRUE(gemm(tb.problem(), k.name, 0).ok());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      EXPECT_EQ(download_c(tb), bytes);
+      CaseSpec with_beta = tail;
+      with_beta.beta = 0.5f;
+      Testbed tb_beta(with_beta);
+      ASSERT_TRUE(tb_beta.init_status().ok());
+      const CheckResult scaled = tb_beta.run_and_check(
+          [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+      EXPECT_TRUE(scaled.passed) << scaled.detail;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  EXPECT_GT(checked, 0) << "no wgmma kernel ran";
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTypes, LibraryTyped, ::testing::ValuesIn(all_gemm_types()),
                          testing::types_param_name);
 

@@ -157,18 +157,30 @@ struct Params {
                      // largest that divides C's base and row pitch); 0: the register epilogue
   int stage_tx;      // bytes the copies of one stage land: less than Config::kStageBytes where
                      // a K-major operand of one tile's height or width is loaded short (below)
-  // Split-K (too few tiles for the SMs and a long K): k_splits work units per tile, each over
-  // k_tiles_split k-tiles, write fp32 partial tiles (splits x m x partial_ld) that a second
-  // kernel adds in split order, then applies alpha and beta (deterministic). 1: off.
+  // Split-K: the first whole_tiles tiles (rasterised order) are computed whole; each tile after
+  // them is split into k_splits work units of k_tiles_split k-tiles, which write fp32 partial
+  // tiles (BM x BN, row-major, one slot per split and split tile) that a second kernel adds in
+  // split order, then applies alpha and beta (deterministic). Too few tiles for the SMs: no
+  // whole tiles, every tile split. A last wave of a few tiles (the wave tail): the tiles before
+  // it whole, the tail split so that its units fill the SMs. k_splits 1: off.
+  int whole_tiles;
   int k_splits, k_tiles_split;
   float* partial;
-  std::int64_t partial_ld;
   int c_t_reduce;  // the second kernel writes C transposed (the C_T problems)
   // The realigning producer (Config::kRealign) reads A and B through these instead of the maps.
   const void* a;
   const void* b;
   std::int64_t lda, ldb;
 };
+
+// Where tile row `row` of the split-K partial tiles starts: the rows of one index of all
+// `slots` slots lie side by side (a slot's row r at (r * slots + slot) * bn). Stored slot by slot
+// (each a contiguous tile), the CTAs that store their partial tiles at the same moment wrote
+// addresses a whole tile apart, and a split launch's first pass was measurably slower
+// (docs/perf-notes.md, "Wave tails on the tensor cores").
+__host__ __device__ __forceinline__ std::int64_t partial_row(int row, int slots, int bn) {
+  return static_cast<std::int64_t>(row) * slots * bn;
+}
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
 
@@ -710,11 +722,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int clusters = static_cast<int>(gridDim.x) / CL;
   const int tiles_mc = (p.tiles_m + CL - 1) / CL;
   const int tiles = tiles_mc * p.tiles_n;
-  // Work units: a tile and one of its K splits (unit = split * tiles + tile), each over k-tiles
-  // kt0 .. kt1 - 1.
-  const int units = tiles * p.k_splits;
+  // Work units: the whole tiles (unit = tile), then the split tiles' splits (unit = whole +
+  // split * split tiles + split tile), each over k-tiles kt0 .. kt1 - 1.
+  const int split_tiles = tiles - p.whole_tiles;
+  const int units = p.whole_tiles + split_tiles * p.k_splits;
+  auto tile_of = [&](int unit) {
+    return unit < p.whole_tiles ? unit : p.whole_tiles + (unit - p.whole_tiles) % split_tiles;
+  };
   auto k_range = [&](int unit) {
-    const int kt0 = unit / tiles * p.k_tiles_split;
+    if (unit < p.whole_tiles) return int2{0, p.k_tiles};
+    const int kt0 = (unit - p.whole_tiles) / split_tiles * p.k_tiles_split;
     return int2{kt0, min(p.k_tiles, kt0 + p.k_tiles_split)};
   };
   // The first row and column of this CTA's tile in cluster tile `tile`: producer and consumers
@@ -755,7 +772,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const int2 kr = k_range(unit);
           c.kt = kr.x;
           c.kt_end = kr.y;
-          c.origin = tile_origin(unit % tiles);
+          c.origin = tile_origin(tile_of(unit));
         }
       };
       auto advance = [&](Cursor& c) {
@@ -824,7 +841,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       int stage = 0;
       std::uint32_t phase = 0;
       for (int unit = cluster_id; unit < units; unit += clusters) {
-        const int2 origin = tile_origin(unit % tiles);
+        const int2 origin = tile_origin(tile_of(unit));
         const int m0 = origin.x;
         const int n0 = origin.y;
         const int2 kr = k_range(unit);
@@ -923,7 +940,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   };
   std::uint32_t epi_chunk = 0;  // staging chunks written so far (odd chunk counts per tile)
   for (int unit = cluster_id; unit < units; unit += clusters) {
-    const int2 origin = tile_origin(unit % tiles);
+    const int2 origin = tile_origin(tile_of(unit));
     const int m0 = origin.x;
     const int n0 = origin.y;
     const int2 kr = k_range(unit);
@@ -988,19 +1005,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       release_stage(prev_stage);
     }
     if (m0 >= p.m) continue;  // a cluster's tile-row past M: nothing to store
-    if (p.k_splits > 1) {
-      // This split's fp32 partial tile, as the accumulators hold it (columns in pairs; the
-      // partial rows are padded to an even length).
-      float* const w = p.partial + static_cast<std::int64_t>(unit / tiles) * p.m * p.partial_ld;
+    if (unit >= p.whole_tiles) {
+      // This split's fp32 partial tile, as the accumulators hold it (columns in pairs), in its
+      // slot (split * split tiles + split tile) of the partial rows: row r of every slot side
+      // by side (partial_row), so that the CTAs storing at once write neighbouring lines.
+      const int slots = split_tiles * p.k_splits;
+      float* const w = p.partial + static_cast<std::int64_t>(unit - p.whole_tiles) * BN;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int row = m0 + 64 * cw + 16 * warp + lane / 4 + 8 * h;
-        if (row < p.m) {
+        const int row = 64 * cw + 16 * warp + lane / 4 + 8 * h;
+        if (m0 + row < p.m) {
+          float* const w_row = w + partial_row(row, slots, BN);
 #pragma unroll
           for (int j = 0; j < BN / 8; ++j) {
-            const int col = n0 + 8 * j + 2 * (lane % 4);
-            if (col < p.n) {
-              *reinterpret_cast<float2*>(w + row * p.partial_ld + col) =
+            const int col = 8 * j + 2 * (lane % 4);
+            if (n0 + col < p.n) {
+              *reinterpret_cast<float2*>(w_row + col) =
                   make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
             }
           }
@@ -1138,21 +1158,59 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 }
 
 // The second pass of a split-K launch: C = alpha * (the splits' partial tiles added in split
-// order) + beta * C, in the kernel's row-major C or transposed (c_t_reduce).
-template <class CT>
+// order) + beta * C for the split tiles, in the kernel's row-major C or transposed
+// (c_t_reduce). A thread takes four consecutive columns of a tile row (16-byte loads) and
+// issues the loads of four splits before adding them: a pass over tens of MB of partial tiles
+// is bound by the loads in flight, not by their count.
+template <class CT, int BM, int BN>
 __global__ void __launch_bounds__(256) split_k_reduce_kernel(const Params p) {
-  const std::int64_t total = static_cast<std::int64_t>(p.m) * p.n;
-  const std::int64_t split_stride = static_cast<std::int64_t>(p.m) * p.partial_ld;
+  constexpr int kQuads = BM * BN / 4;  // four-column pieces of a tile
+  const int split_tiles = p.tiles_m * p.tiles_n - p.whole_tiles;
+  const std::int64_t quads = static_cast<std::int64_t>(split_tiles) * kQuads;
+  const float4* const partial = reinterpret_cast<const float4*>(p.partial);
   CT* const c = static_cast<CT*>(p.c);
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const std::int64_t row = i / p.n;
-    const std::int64_t col = i % p.n;
-    const float* w = p.partial + row * p.partial_ld + col;
-    float sum = 0.0f;
-    for (int s = 0; s < p.k_splits; ++s, w += split_stride) sum += *w;
-    store_c_one(c + (p.c_t_reduce != 0 ? col * p.ldc + row : row * p.ldc + col), sum, p.alpha,
-                p.beta);
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < quads; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const int slot = static_cast<int>(i / kQuads);
+    const int e = 4 * static_cast<int>(i % kQuads);
+    const views::TileCoord tc =
+        views::raster_tile(p.whole_tiles + slot, p.tiles_m, p.tiles_n, p.raster_group);
+    const std::int64_t row = static_cast<std::int64_t>(tc.m) * BM + e / BN;
+    const std::int64_t col = static_cast<std::int64_t>(tc.n) * BN + e % BN;
+    if (row >= p.m || col >= p.n) continue;
+    // Slot (split s, this tile) holds this row's columns at partial_row + slot * BN.
+    const int slots = split_tiles * p.k_splits;
+    const float4* w = partial + (partial_row(e / BN, slots, BN) + slot * BN + e % BN) / 4;
+    const int split_stride = split_tiles * BN / 4;
+    float4 sum = *w;
+    int s = 1;
+    for (; s + 4 <= p.k_splits; s += 4) {
+      float4 v[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) v[u] = w[(s + u) * split_stride];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        sum.x += v[u].x;
+        sum.y += v[u].y;
+        sum.z += v[u].z;
+        sum.w += v[u].w;
+      }
+    }
+    for (; s < p.k_splits; ++s) {
+      const float4 v = w[s * split_stride];
+      sum.x += v.x;
+      sum.y += v.y;
+      sum.z += v.z;
+      sum.w += v.w;
+    }
+    const float out[4] = {sum.x, sum.y, sum.z, sum.w};
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      if (col + u < p.n) {
+        store_c_one(c + (p.c_t_reduce != 0 ? (col + u) * p.ldc + row : row * p.ldc + col + u),
+                    out[u], p.alpha, p.beta);
+      }
+    }
   }
 }
 
@@ -1292,27 +1350,63 @@ int raster_group(int tiles_mc) {
       static_cast<int>(std::lround(std::sqrt(wave * Cfg::BN / Cfg::BM) / Cfg::kCluster)), tiles_mc);
 }
 
-// Split-K: where the tiles fill at most a third of the SMs and K is long, each tile's K is split
-// into enough work units to fill them (3 to 32), each split at least 4 k-tiles. Two splits did
-// not pay for the second launch (docs/perf-notes.md, rung 18).
+// Split-K, in two cases (docs/perf-notes.md, "Wave tails on the tensor cores"):
+// - the tiles fill at most a third of the SMs and K is long: each tile's K is split into enough
+//   work units to fill them (3 to 32), each at least 4 k-tiles. Two splits did not pay for the
+//   second launch there (docs/perf-notes.md, rung 18);
+// - otherwise, a last wave of r tiles after W whole waves (W may be 0) leaves SMs idle: the W
+//   waves run whole and the r tail tiles are split into S units each (2..32, at least 4 k-tiles
+//   per unit), S the count that makes the estimated time least: W + ceil(r S / SMs) / S tile
+//   times, plus the partial tiles' write and read and the fixed cost of splitting over a
+//   tile's time (the rates below). Taken where that is at most 0.9 (W + 1).
+// The rates of that estimate, for an H200-class GPU (docs/perf-notes.md has where they come
+// from): a loaded SM's flops per ns in 16-bit types (tf32: half), the bytes per ns of the
+// partial tiles' traffic, and the fixed cost of splitting in ns (the second launch and its gap,
+// the short units' pipeline fill), fitted to the measured splits.
+constexpr double kSmFlopPerNs16 = 5700.0;
+constexpr double kPartialBytesPerNs = 3000.0;
+constexpr double kSecondLaunchNs = 10000.0;
 struct SplitPlan {
   int splits;
   int k_tiles_split;
+  int whole_tiles;  // tiles computed whole before the split ones (all of them: no split)
 };
 template <class Cfg>
 SplitPlan split_plan(const Problem& q) {
   const auto k_tiles = static_cast<int>(ceil_div(q.k, Cfg::BK));
-  const SplitPlan none{1, k_tiles};
+  const std::int64_t tiles = ceil_div(q.m, Cfg::BM) * ceil_div(q.n, Cfg::BN);
+  const SplitPlan none{1, k_tiles, static_cast<int>(tiles)};
   if constexpr (Cfg::kCluster > 1) {
     return none;
   } else {
-    const std::int64_t tiles = ceil_div(q.m, Cfg::BM) * ceil_div(q.n, Cfg::BN);
     const std::int64_t sms = runtime::sm_count();
-    if (3 * tiles > sms) return none;
-    const std::int64_t s = std::min<std::int64_t>({sms / tiles, k_tiles / 4, 32});
-    if (s < 3) return none;
-    const std::int64_t per = ceil_div(k_tiles, s);
-    return SplitPlan{static_cast<int>(ceil_div(k_tiles, per)), static_cast<int>(per)};
+    auto split = [&](std::int64_t split_tiles, std::int64_t s) {
+      const std::int64_t per = ceil_div(k_tiles, s);
+      return SplitPlan{static_cast<int>(ceil_div(k_tiles, per)), static_cast<int>(per),
+                       static_cast<int>(tiles - split_tiles)};
+    };
+    if (3 * tiles <= sms) {
+      const std::int64_t s = std::min<std::int64_t>({sms / tiles, k_tiles / 4, 32});
+      return s < 3 ? none : split(tiles, s);
+    }
+    const std::int64_t waves = tiles / sms;
+    const std::int64_t tail = tiles % sms;
+    if (tail == 0) return none;
+    constexpr double kTileElems = static_cast<double>(Cfg::BM) * Cfg::BN;
+    const double tile_ns = 2.0 * kTileElems * static_cast<double>(q.k) /
+                           (Cfg::kElemBytes == 2 ? kSmFlopPerNs16 : kSmFlopPerNs16 / 2);
+    auto cost = [&](std::int64_t s) {
+      const double partial_bytes = 2.0 * sizeof(float) * kTileElems * static_cast<double>(s * tail);
+      return static_cast<double>(waves) +
+             static_cast<double>(ceil_div(tail * s, sms)) / static_cast<double>(s) +
+             (s > 1 ? (partial_bytes / kPartialBytesPerNs + kSecondLaunchNs) / tile_ns : 0.0);
+    };
+    std::int64_t best = 1;
+    for (std::int64_t s = 2; s <= std::min<std::int64_t>(32, k_tiles / 4); ++s) {
+      if (cost(s) < cost(best)) best = s;
+    }
+    if (best == 1 || cost(best) > 0.9 * static_cast<double>(waves + 1)) return none;
+    return split(tail, best);
   }
 }
 // The partial tiles a split-K launch of `problem` needs (0: it runs without).
@@ -1320,10 +1414,11 @@ template <class Cfg>
 std::size_t split_k_bytes(const Problem& problem) {
   const Problem q = plan<Cfg>(problem).q;
   const SplitPlan sp = split_plan<Cfg>(q);
-  return sp.splits > 1
-             ? sizeof(float) * static_cast<std::size_t>(sp.splits) * static_cast<std::size_t>(q.m) *
-                   static_cast<std::size_t>(views::round_up(q.n, 2))
-             : 0;
+  const std::int64_t split_tiles =
+      ceil_div(q.m, Cfg::BM) * ceil_div(q.n, Cfg::BN) - sp.whole_tiles;
+  return sp.splits > 1 ? sizeof(float) * static_cast<std::size_t>(sp.splits) *
+                             static_cast<std::size_t>(split_tiles) * Cfg::BM * Cfg::BN
+                       : 0;
 }
 
 // `partial`: split_k_bytes(problem) of device memory for the partial tiles, or null for the
@@ -1388,6 +1483,7 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   prm.stage_tx = Cfg::kStageBytes - (Cfg::BM - a_rows) * Cfg::kRowBytes -
                  (Cfg::BN / Cfg::kCluster - b_rows) * Cfg::kRowBytes * Cfg::kCluster;
   const SplitPlan sp = split_plan<Cfg>(q);
+  prm.whole_tiles = sp.whole_tiles;
   prm.k_splits = sp.splits;
   prm.k_tiles_split = sp.k_tiles_split;
   if (sp.splits > 1) {
@@ -1400,7 +1496,6 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
       partial = static_cast<float*>(ws);
     }
     prm.partial = partial;
-    prm.partial_ld = views::round_up(q.n, 2);
     prm.c_t_reduce = pl.c_t ? 1 : 0;
   }
   prm.raster_group = raster_group<Cfg>(static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)));
@@ -1410,7 +1505,7 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   // map, and N * element size a multiple of 16 bytes, since a store clips columns past N only
   // to 16-byte granules and C may be a view inside a wider matrix.
   CUtensorMap mc{};
-  prm.c_tma = Cfg::kTmaStore && sp.splits == 1 && !pl.c_t && q.beta == 0.0f &&
+  prm.c_tma = Cfg::kTmaStore && sp.whole_tiles > 0 && !pl.c_t && q.beta == 0.0f &&
               (q.n * static_cast<std::int64_t>(c_bytes)) % 16 == 0 &&
               tensor_map_describable(q.c.dtype, q.c.data, q.m, q.n, q.c.ld);
   // Staged stores wherever a TMA store is not exact (beta = 0): a warp writes whole lines of
@@ -1418,7 +1513,7 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   // 8 rows of 2 elements per instruction (docs/perf-notes.md, "One copy launch, staged stores
   // in pieces").
   prm.c_stage = 0;
-  if (Cfg::kTmaStore && sp.splits == 1 && !pl.c_t && q.beta == 0.0f && prm.c_tma == 0) {
+  if (Cfg::kTmaStore && sp.whole_tiles > 0 && !pl.c_t && q.beta == 0.0f && prm.c_tma == 0) {
     prm.c_stage = static_cast<int>(c_bytes);
     for (int v = 16; v > prm.c_stage; v /= 2) {
       if (views::aligned(q.c, static_cast<std::size_t>(v))) {
@@ -1437,7 +1532,9 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   // Persistent: one CTA per SM (or per tile when there are fewer), each cluster walking cluster
   // tiles blockIdx.x / kCluster, + gridDim.x / kCluster, ... in the rasterised order.
   const int cluster_tiles =
-      static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)) * prm.tiles_n * sp.splits;
+      sp.whole_tiles +
+      (static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)) * prm.tiles_n - sp.whole_tiles) *
+          sp.splits;
   void* args[] = {&ma, &mb, &mc, &prm};
   cudaLaunchConfig_t cfg{};
   cfg.blockDim = dim3(Cfg::kThreads);
@@ -1476,14 +1573,17 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   cfg.gridDim = dim3(static_cast<unsigned>(Cfg::kCluster * std::min(cluster_tiles, resident)));
   if (cudaError_t err = cudaLaunchKernelExC(&cfg, k.fn, args); err != cudaSuccess) return err;
   if (sp.splits > 1) {
+    const std::int64_t split_quads =
+        static_cast<std::int64_t>(prm.tiles_m * prm.tiles_n - sp.whole_tiles) * Cfg::BM * Cfg::BN /
+        4;
     const auto blocks = static_cast<unsigned>(
-        std::min<std::int64_t>(ceil_div(q.m * q.n, 256), 4LL * runtime::sm_count()));
+        std::min<std::int64_t>(ceil_div(split_quads, 256), 16LL * runtime::sm_count()));
     if (q.c.dtype == DType::kF32) {
-      split_k_reduce_kernel<float><<<blocks, 256, 0, stream>>>(prm);
+      split_k_reduce_kernel<float, Cfg::BM, Cfg::BN><<<blocks, 256, 0, stream>>>(prm);
     } else if (q.c.dtype == DType::kBF16) {
-      split_k_reduce_kernel<__nv_bfloat16><<<blocks, 256, 0, stream>>>(prm);
+      split_k_reduce_kernel<__nv_bfloat16, Cfg::BM, Cfg::BN><<<blocks, 256, 0, stream>>>(prm);
     } else {
-      split_k_reduce_kernel<__half><<<blocks, 256, 0, stream>>>(prm);
+      split_k_reduce_kernel<__half, Cfg::BM, Cfg::BN><<<blocks, 256, 0, stream>>>(prm);
     }
   }
   return cudaGetLastError();
@@ -1516,7 +1616,7 @@ KernelInfo describe(const char* family, int rung, const std::string& summary) {
   k.desc.align_c = 1;
   k.desc.min_cc = 90;  // sm_90a code: Hopper only
   k.desc.max_cc = 90;
-  k.desc.split_k = Cfg::kCluster == 1;  // split_plan: few tiles and a long K
+  k.desc.split_k = Cfg::kCluster == 1;  // split_plan: few tiles or a wave tail, long K
   k.summary = std::string("wgmma m64n") + std::to_string(Cfg::BN) +
               (Cfg::kTf32 ? "k8 tf32" : "k16 bf16/f16") +
               (Cfg::kRealign ? ", element loads realigned into a " : ", TMA ") +
