@@ -33,7 +33,14 @@ def summarise(path, worst):
           f"below 1.0x: {sum(r < 1.0 for r, _, _ in ratios)}")
     for ratio, key, kernel in sorted(ratios)[:worst]:
         m, n, k, la, lb, lc = key
-        print(f"  {ratio:5.2f}  {m}x{n}x{k} {la},{lb},{lc}  {kernel}")
+        pair = shapes[key]
+        # Median event-timed times, and the host's time to enqueue one call where recorded:
+        # a host time near the event time means the row measured the launch path.
+        times = "  ".join(
+            f"{side} {pair[side]['median_ms'] * 1e3:.1f} us"
+            + (f" (host {pair[side]['host_us']:.1f})" if pair[side].get("host_us") is not None else "")
+            for side in ("tilegemm", "cublas"))
+        print(f"  {ratio:5.2f}  {m}x{n}x{k} {la},{lb},{lc}  {kernel}  {times}")
 
 
 def main():

@@ -213,9 +213,12 @@ class Timer {
   Timer& operator=(const Timer&) = delete;
   const Status& init_status() const { return init_; }
   // One round: the warm-up launches, then the timed ones, their milliseconds appended. A
-  // non-empty `nvtx_range` wraps the first timed launch in that range of kNvtxDomain.
+  // non-empty `nvtx_range` wraps the first timed launch in that range of kNvtxDomain. With
+  // `host_us`, each timed launch's host time (the call that enqueues it, by the host's steady
+  // clock, in microseconds) is appended too: where it reaches the event-timed time, the GPU
+  // waited for the host and the row measures the launch path, not the kernel.
   Status sample(const LaunchFn& launch, cudaStream_t stream, std::vector<float>* samples_ms,
-                const std::string& nvtx_range = {});
+                const std::string& nvtx_range = {}, std::vector<float>* host_us = nullptr);
 
  private:
   TimingOptions options_;
@@ -246,6 +249,7 @@ struct BenchRow {
   double median_ms = kNoValue, min_ms = kNoValue, max_ms = kNoValue;
   int samples = 0;              // timed launches behind the statistics
   double noise_pct = kNoValue;  // their relative standard deviation
+  double host_us = kNoValue;    // median host time of the call that enqueues one launch
   double tflops = kNoValue;
   double cublas_ms = kNoValue;
   double cublas_ratio = kNoValue;  // cublas median / kernel median

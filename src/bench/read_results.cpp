@@ -118,6 +118,7 @@ BenchRow row_from_json(const FileContext& ctx, const json& row, std::size_t inde
   r.pads.c = int_field(ctx, row, index, "pad_c", 0, 0);
   r.median_ms = number_field(ctx, row, index, "median_ms", kNoValue);
   r.samples = static_cast<int>(number_field(ctx, row, index, "samples", 0.0));
+  r.host_us = number_field(ctx, row, index, "host_us", kNoValue);
   r.noise_pct = number_field(ctx, row, index, "noise_pct", kNoValue);
   r.min_ms = number_field(ctx, row, index, "min_ms", kNoValue);
   r.max_ms = number_field(ctx, row, index, "max_ms", kNoValue);

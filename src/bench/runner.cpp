@@ -61,6 +61,7 @@ struct Timed {
   std::size_t row;  // index into the shape's rows
   Testbed::RunFn run;
   std::vector<float> samples_ms;
+  std::vector<float> host_us;
 };
 
 // Times every verified row of a shape in `rounds` rounds, each row's warm-up and reps in turn,
@@ -85,7 +86,7 @@ void time_rows(Testbed& testbed, Timer& timer, cudaStream_t stream, int rounds, 
       const std::string range =
           nvtx && round == 0 ? nvtx_range_name(row.kernel, row.shape) : std::string();
       const Status s = timer.sample([&](cudaStream_t st) { return t.run(problem, st); }, stream,
-                                    &t.samples_ms, range);
+                                    &t.samples_ms, range, &t.host_us);
       if (!s.ok()) mark_failed(&row, "timing: " + s.message());
     }
   }
@@ -94,6 +95,7 @@ void time_rows(Testbed& testbed, Timer& timer, cudaStream_t stream, int rounds, 
     if (row.status == RowStatus::kFailed) continue;
     row.samples = static_cast<int>(t.samples_ms.size());
     row.noise_pct = noise_pct(t.samples_ms);
+    row.host_us = summarize_ms(std::move(t.host_us)).median_ms;  // the median, of microseconds
     const TimingStats stats = summarize_ms(std::move(t.samples_ms));
     row.median_ms = stats.median_ms;
     row.min_ms = stats.min_ms;
@@ -210,7 +212,7 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
     if (!shape_error.empty()) {
       mark_failed(&cublas_row, shape_error);
     } else if (verify(testbed, stream.get(), cublas_run, &cublas_row)) {
-      timed.push_back(Timed{rows.size(), cublas_run, {}});
+      timed.push_back(Timed{rows.size(), cublas_run, {}, {}});
     }
     rows.push_back(cublas_row);
 
@@ -243,7 +245,7 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
         Testbed::RunFn run = [run_name](const Problem& p, cudaStream_t st) {
           return gemm(p, run_name, st);
         };
-        if (verify(testbed, stream.get(), run, &row)) timed.push_back(Timed{rows.size(), run, {}});
+        if (verify(testbed, stream.get(), run, &row)) timed.push_back(Timed{rows.size(), run, {}, {}});
       }
       rows.push_back(row);
     }

@@ -8,6 +8,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "tilegemm/bench.hpp"
@@ -148,7 +149,7 @@ Timer::~Timer() {
 }
 
 Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<float>* samples_ms,
-                     const std::string& nvtx_range) {
+                     const std::string& nvtx_range, std::vector<float>* host_us) {
   if (!init_.ok()) return init_;
   for (int i = 0; i < options_.warmup; ++i) {
     if (Status s = launch(stream); !s.ok()) return s;
@@ -172,7 +173,13 @@ Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<fl
       if (Status s = cuda_status(cudaEventRecord(events.start(i), stream)); !s.ok()) return s;
       {
         const NvtxRange range(first && i == 0 ? nvtx_range : std::string());
+        const auto t0 = std::chrono::steady_clock::now();
         if (Status s = launch(stream); !s.ok()) return s;
+        if (host_us != nullptr) {
+          host_us->push_back(std::chrono::duration<float, std::micro>(
+                                 std::chrono::steady_clock::now() - t0)
+                                 .count());
+        }
       }
       if (Status s = cuda_status(cudaEventRecord(events.stop(i), stream)); !s.ok()) return s;
     }

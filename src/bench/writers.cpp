@@ -405,6 +405,7 @@ json to_json(const BenchReport& report) {
                     {"median_ms", number_or_null(r.median_ms)},
                     {"samples", r.samples},
                     {"noise_pct", number_or_null(r.noise_pct)},
+                    {"host_us", number_or_null(r.host_us)},
                     {"min_ms", number_or_null(r.min_ms)},
                     {"max_ms", number_or_null(r.max_ms)},
                     {"tflops", number_or_null(r.tflops)},

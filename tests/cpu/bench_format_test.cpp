@@ -567,7 +567,7 @@ TEST(Writers, BenchJsonHasDeviceSettingsAndResults) {
          {"kernel",    "dtype",        "dtype_c",   "m",         "n",      "k",      "layout_a",
           "layout_b",  "layout_c",     "alpha",     "beta",      "median_ms", "min_ms", "max_ms",
           "tflops",    "cublas_ms",    "cublas_ratio", "rel_error", "tolerance", "status",
-          "detail"}) {
+          "detail",    "host_us"}) {
       EXPECT_TRUE(row.contains(key)) << key;
     }
   }
