@@ -245,7 +245,9 @@ BenchReport run_bench(const BenchRequest& request, const ProgressFn& progress) {
         Testbed::RunFn run = [run_name](const Problem& p, cudaStream_t st) {
           return gemm(p, run_name, st);
         };
-        if (verify(testbed, stream.get(), run, &row)) timed.push_back(Timed{rows.size(), run, {}, {}});
+        if (verify(testbed, stream.get(), run, &row)) {
+          timed.push_back(Timed{rows.size(), run, {}, {}});
+        }
       }
       rows.push_back(row);
     }

@@ -159,28 +159,22 @@ struct Params {
                      // a K-major operand of one tile's height or width is loaded short (below)
   // Split-K: the first whole_tiles tiles (rasterised order) are computed whole; each tile after
   // them is split into k_splits work units of k_tiles_split k-tiles, which write fp32 partial
-  // tiles (BM x BN, row-major, one slot per split and split tile) that a second kernel adds in
-  // split order, then applies alpha and beta (deterministic). Too few tiles for the SMs: no
-  // whole tiles, every tile split. A last wave of a few tiles (the wave tail): the tiles before
-  // it whole, the tail split so that its units fill the SMs. k_splits 1: off.
+  // tiles that a second kernel adds in split order, then applies alpha and beta
+  // (deterministic). Too few tiles for the SMs: no whole tiles, every tile split. A last wave of
+  // a few tiles (the wave tail): the tiles before it whole, the tail split so that its units
+  // fill the SMs. k_splits 1: off. The partial tiles lie where they lie in C, in one plane per
+  // split of C's rows partial_m0 .. m - 1 (those of the split tiles) at pitch partial_ld.
   int whole_tiles;
   int k_splits, k_tiles_split;
   float* partial;
+  int partial_m0;
+  std::int64_t partial_ld;
   int c_t_reduce;  // the second kernel writes C transposed (the C_T problems)
   // The realigning producer (Config::kRealign) reads A and B through these instead of the maps.
   const void* a;
   const void* b;
   std::int64_t lda, ldb;
 };
-
-// Where tile row `row` of the split-K partial tiles starts: the rows of one index of all
-// `slots` slots lie side by side (a slot's row r at (r * slots + slot) * bn). Stored slot by slot
-// (each a contiguous tile), the CTAs that store their partial tiles at the same moment wrote
-// addresses a whole tile apart, and a split launch's first pass was measurably slower
-// (docs/perf-notes.md, "Wave tails on the tensor cores").
-__host__ __device__ __forceinline__ std::int64_t partial_row(int row, int slots, int bn) {
-  return static_cast<std::int64_t>(row) * slots * bn;
-}
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
 
@@ -1006,16 +1000,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
     if (m0 >= p.m) continue;  // a cluster's tile-row past M: nothing to store
     if (unit >= p.whole_tiles) {
-      // This split's fp32 partial tile, as the accumulators hold it (columns in pairs), in its
-      // slot (split * split tiles + split tile) of the partial rows: row r of every slot side
-      // by side (partial_row), so that the CTAs storing at once write neighbouring lines.
-      const int slots = split_tiles * p.k_splits;
-      float* const w = p.partial + static_cast<std::int64_t>(unit - p.whole_tiles) * BN;
+      // This split's fp32 partial tile, as the accumulators hold it (columns in pairs), at its
+      // place in its split's plane.
+      const int split = (unit - p.whole_tiles) / split_tiles;
+      float* const w = p.partial +
+                       (static_cast<std::int64_t>(split) * (p.m - p.partial_m0) + m0 -
+                        p.partial_m0) *
+                           p.partial_ld +
+                       n0;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int row = 64 * cw + 16 * warp + lane / 4 + 8 * h;
         if (m0 + row < p.m) {
-          float* const w_row = w + partial_row(row, slots, BN);
+          float* const w_row = w + row * p.partial_ld;
 #pragma unroll
           for (int j = 0; j < BN / 8; ++j) {
             const int col = 8 * j + 2 * (lane % 4);
@@ -1159,58 +1156,30 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
 // The second pass of a split-K launch: C = alpha * (the splits' partial tiles added in split
 // order) + beta * C for the split tiles, in the kernel's row-major C or transposed
-// (c_t_reduce). A thread takes four consecutive columns of a tile row (16-byte loads) and
-// issues the loads of four splits before adding them: a pass over tens of MB of partial tiles
-// is bound by the loads in flight, not by their count.
+// (c_t_reduce), a thread per element. Over tens of MB of partial tiles the pass is bound by the
+// loads in flight: its grid goes to 16 blocks per SM (docs/perf-notes.md, "Wave tails on the
+// tensor cores").
 template <class CT, int BM, int BN>
 __global__ void __launch_bounds__(256) split_k_reduce_kernel(const Params p) {
-  constexpr int kQuads = BM * BN / 4;  // four-column pieces of a tile
+  constexpr int kTile = BM * BN;
   const int split_tiles = p.tiles_m * p.tiles_n - p.whole_tiles;
-  const std::int64_t quads = static_cast<std::int64_t>(split_tiles) * kQuads;
-  const float4* const partial = reinterpret_cast<const float4*>(p.partial);
+  const std::int64_t total = static_cast<std::int64_t>(split_tiles) * kTile;
+  const std::int64_t split_stride = (p.m - p.partial_m0) * p.partial_ld;
   CT* const c = static_cast<CT*>(p.c);
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < quads; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    const int slot = static_cast<int>(i / kQuads);
-    const int e = 4 * static_cast<int>(i % kQuads);
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const int split_tile = static_cast<int>(i / kTile);
+    const int e = static_cast<int>(i % kTile);
     const views::TileCoord tc =
-        views::raster_tile(p.whole_tiles + slot, p.tiles_m, p.tiles_n, p.raster_group);
+        views::raster_tile(p.whole_tiles + split_tile, p.tiles_m, p.tiles_n, p.raster_group);
     const std::int64_t row = static_cast<std::int64_t>(tc.m) * BM + e / BN;
     const std::int64_t col = static_cast<std::int64_t>(tc.n) * BN + e % BN;
     if (row >= p.m || col >= p.n) continue;
-    // Slot (split s, this tile) holds this row's columns at partial_row + slot * BN.
-    const int slots = split_tiles * p.k_splits;
-    const float4* w = partial + (partial_row(e / BN, slots, BN) + slot * BN + e % BN) / 4;
-    const int split_stride = split_tiles * BN / 4;
-    float4 sum = *w;
-    int s = 1;
-    for (; s + 4 <= p.k_splits; s += 4) {
-      float4 v[4];
-#pragma unroll
-      for (int u = 0; u < 4; ++u) v[u] = w[(s + u) * split_stride];
-#pragma unroll
-      for (int u = 0; u < 4; ++u) {
-        sum.x += v[u].x;
-        sum.y += v[u].y;
-        sum.z += v[u].z;
-        sum.w += v[u].w;
-      }
-    }
-    for (; s < p.k_splits; ++s) {
-      const float4 v = w[s * split_stride];
-      sum.x += v.x;
-      sum.y += v.y;
-      sum.z += v.z;
-      sum.w += v.w;
-    }
-    const float out[4] = {sum.x, sum.y, sum.z, sum.w};
-#pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      if (col + u < p.n) {
-        store_c_one(c + (p.c_t_reduce != 0 ? (col + u) * p.ldc + row : row * p.ldc + col + u),
-                    out[u], p.alpha, p.beta);
-      }
-    }
+    const float* w = p.partial + (row - p.partial_m0) * p.partial_ld + col;
+    float sum = 0.0f;
+    for (int s = 0; s < p.k_splits; ++s, w += split_stride) sum += *w;
+    store_c_one(c + (p.c_t_reduce != 0 ? col * p.ldc + row : row * p.ldc + col), sum, p.alpha,
+                p.beta);
   }
 }
 
@@ -1359,6 +1328,21 @@ int raster_group(int tiles_mc) {
 //   per unit), S the count that makes the estimated time least: W + ceil(r S / SMs) / S tile
 //   times, plus the partial tiles' write and read and the fixed cost of splitting over a
 //   tile's time (the rates below). Taken where that is at most 0.9 (W + 1).
+// The partial planes cover C's rows from that of the raster group holding the first split tile
+// (the later ones lie in it or in later groups) at a pitch of N rounded up to 2 (the first pass
+// stores column pairs); splits whose planes would pass kMaxPartialBytes are not taken.
+// Stored where they lie in C, neighbouring tiles' rows side by side, the first pass ran faster
+// than with each partial tile contiguous (docs/perf-notes.md, "Wave tails on the tensor cores").
+constexpr double kMaxPartialBytes = 256.0 * 1024 * 1024;
+template <class Cfg>
+int partial_first_row(const Problem& q, std::int64_t whole_tiles) {
+  const auto tiles_m = static_cast<int>(ceil_div(q.m, Cfg::BM));
+  const auto tiles_n = ceil_div(q.n, Cfg::BN);
+  const int group = raster_group<Cfg>(tiles_m);
+  return static_cast<int>(whole_tiles / (group * tiles_n) * group * Cfg::BM);
+}
+inline std::int64_t partial_pitch(std::int64_t n) { return views::round_up(n, 2); }
+
 // The rates of that estimate, for an H200-class GPU (docs/perf-notes.md has where they come
 // from): a loaded SM's flops per ns in 16-bit types (tf32: half), the bytes per ns of the
 // partial tiles' traffic, and the fixed cost of splitting in ns (the second launch and its gap,
@@ -1392,6 +1376,9 @@ SplitPlan split_plan(const Problem& q) {
     const std::int64_t waves = tiles / sms;
     const std::int64_t tail = tiles % sms;
     if (tail == 0) return none;
+    const double plane_bytes = sizeof(float) *
+                               static_cast<double>(q.m - partial_first_row<Cfg>(q, tiles - tail)) *
+                               static_cast<double>(partial_pitch(q.n));
     constexpr double kTileElems = static_cast<double>(Cfg::BM) * Cfg::BN;
     const double tile_ns = 2.0 * kTileElems * static_cast<double>(q.k) /
                            (Cfg::kElemBytes == 2 ? kSmFlopPerNs16 : kSmFlopPerNs16 / 2);
@@ -1403,6 +1390,7 @@ SplitPlan split_plan(const Problem& q) {
     };
     std::int64_t best = 1;
     for (std::int64_t s = 2; s <= std::min<std::int64_t>(32, k_tiles / 4); ++s) {
+      if (static_cast<double>(s) * plane_bytes > kMaxPartialBytes) break;
       if (cost(s) < cost(best)) best = s;
     }
     if (best == 1 || cost(best) > 0.9 * static_cast<double>(waves + 1)) return none;
@@ -1414,10 +1402,10 @@ template <class Cfg>
 std::size_t split_k_bytes(const Problem& problem) {
   const Problem q = plan<Cfg>(problem).q;
   const SplitPlan sp = split_plan<Cfg>(q);
-  const std::int64_t split_tiles =
-      ceil_div(q.m, Cfg::BM) * ceil_div(q.n, Cfg::BN) - sp.whole_tiles;
   return sp.splits > 1 ? sizeof(float) * static_cast<std::size_t>(sp.splits) *
-                             static_cast<std::size_t>(split_tiles) * Cfg::BM * Cfg::BN
+                             static_cast<std::size_t>(q.m -
+                                                      partial_first_row<Cfg>(q, sp.whole_tiles)) *
+                             static_cast<std::size_t>(partial_pitch(q.n))
                        : 0;
 }
 
@@ -1496,6 +1484,8 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
       partial = static_cast<float*>(ws);
     }
     prm.partial = partial;
+    prm.partial_m0 = partial_first_row<Cfg>(q, sp.whole_tiles);
+    prm.partial_ld = partial_pitch(q.n);
     prm.c_t_reduce = pl.c_t ? 1 : 0;
   }
   prm.raster_group = raster_group<Cfg>(static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)));
@@ -1573,11 +1563,10 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   cfg.gridDim = dim3(static_cast<unsigned>(Cfg::kCluster * std::min(cluster_tiles, resident)));
   if (cudaError_t err = cudaLaunchKernelExC(&cfg, k.fn, args); err != cudaSuccess) return err;
   if (sp.splits > 1) {
-    const std::int64_t split_quads =
-        static_cast<std::int64_t>(prm.tiles_m * prm.tiles_n - sp.whole_tiles) * Cfg::BM * Cfg::BN /
-        4;
+    const std::int64_t split_elems =
+        static_cast<std::int64_t>(prm.tiles_m * prm.tiles_n - sp.whole_tiles) * Cfg::BM * Cfg::BN;
     const auto blocks = static_cast<unsigned>(
-        std::min<std::int64_t>(ceil_div(split_quads, 256), 16LL * runtime::sm_count()));
+        std::min<std::int64_t>(ceil_div(split_elems, 256), 16LL * runtime::sm_count()));
     if (q.c.dtype == DType::kF32) {
       split_k_reduce_kernel<float, Cfg::BM, Cfg::BN><<<blocks, 256, 0, stream>>>(prm);
     } else if (q.c.dtype == DType::kBF16) {
