@@ -42,6 +42,11 @@ enum class When : std::uint8_t {
   kUnderSms128,      // 128x64 tiles fit in one wave (at most half as many 128x128 tiles as SMs)
   kSmallMN64x64,     // min(M, N) <= 256 and 64x64 tiles fit in one wave
   kSmallMN64x128,    // min(M, N) <= 256 and 64x128 tiles fit in one wave
+  // min(M, N) <= 64 with more 64x128 tiles than SMs (the other side past 128 x SMs; below that
+  // kSmallMN64x64 and kSmallMN64x128 hold): a 128x256 or 128x128 tile would compute mostly zeros
+  // past the short side. N <= 64 takes 128 x 64 tiles, M <= 64 64 x 64 tiles (measured on both).
+  kSkinnyNManyTiles,
+  kSkinnyManyTiles,
   // 128x128 tiles fill at most a third of the SMs and K >= 4 max(M, N): the tile's own split-K
   // (3 or more splits) fills them; the 128x64 tile, unsplit, reads A and B more often and was
   // slower there, faster with a shorter K (tensor types).
@@ -53,6 +58,7 @@ enum class When : std::uint8_t {
   // each on a tiny problem); for 128x256 tiles also their waves at least 80% busy or more than
   // four (a partial last wave of them lost to 128x128 tiles).
   kSmallMN64x64Copies,
+  kSkinnyManyTilesCopies,
   kWaveOf128x256Copies,
   kUnderSms128Copies,
   kCopiesPay,
@@ -128,7 +134,10 @@ constexpr Rule kSimtRules[] = {
 // unless they are at most a third of the SMs against K >= 4 max(M, N), where the 128x128 tile's
 // split-K fills them (perf-notes.md, "Long K over few tiles on the tensor cores"), its 128x128
 // tile between (docs/perf-notes.md, rungs 14 and 15); for small M or N (up to 256),
-// rung 18's one-consumer 64x64 or 64x128 tile where one wave of it holds the problem (rung 18);
+// rung 18's one-consumer 64x64 or 64x128 tile where one wave of it holds the problem (rung 18),
+// and for M or N up to 64 against more tiles than that, rung 15's 128x64 tile (N) or rung 18's
+// 64x64 tile (M; on the copies both) (17024 x 64 x 4096: the 128x256 tile, taken before,
+// computed 3/4 zeros; perf-notes.md, "Wave tails on the tensor cores");
 // rung 14 behind them (the same kernel with the register epilogue, which rung 15 runs
 // itself when beta != 0 or N is not a whole number of 16-byte granules); for A or B that no
 // tensor map can describe (odd leading dimension, base off 16 bytes), rung 16, which copies them
@@ -149,6 +158,8 @@ constexpr Rule kSimtRules[] = {
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kSkinnyNManyTiles, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, true, ""},
+    {When::kSkinnyManyTiles, BNeeds::kAny, "wgmma_skinny", 64, 64, 0, true, ""},
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma_tma_store", 128, 256, 0, true, ""},
     {When::kSmallMN64x64, BNeeds::kAny, "wgmma_skinny", 64, 64, 0, true, ""},
     {When::kSmallMN64x128, BNeeds::kAny, "wgmma_skinny", 64, 128, 0, true, ""},
@@ -159,6 +170,7 @@ constexpr Rule kTensorRules[] = {
     {When::kNarrowTo8K128, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
     {When::kThinK15, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kSmallMN64x64Copies, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, ""},
+    {When::kSkinnyManyTilesCopies, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, ""},
     {When::kWaveOf128x256Copies, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
     {When::kFewTiles128LongK, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
     {When::kUnderSms128Copies, BNeeds::kAny, "wgmma_padded", 128, 64, 0, true, ""},
@@ -202,6 +214,12 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 256 && tiles(p, 64, 64) <= sms;
     case When::kSmallMN64x128:
       return std::min(p.m, p.n) <= 256 && tiles(p, 64, 128) <= sms;
+    case When::kSkinnyNManyTiles:
+      return p.n <= 64 && holds(When::kSkinnyManyTiles, p, sms);
+    case When::kSkinnyManyTiles:
+      return std::min(p.m, p.n) <= 64 && tiles(p, 64, 128) > sms;
+    case When::kSkinnyManyTilesCopies:
+      return holds(When::kCopiesPay, p, sms) && holds(When::kSkinnyManyTiles, p, sms);
     case When::kThinK15:
       return p.k < 16;
     case When::kFewTiles128LongK:

@@ -224,6 +224,14 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(pick(768, 768, 2048), "wgmma_128x64x64_s8_ts");
     EXPECT_EQ(pick(512, 1024, 4096), "wgmma_128x128x64_s6_ts");
     EXPECT_EQ(pick(767, 767, 16383), "wgmma_128x128x64_s6_ts_pad");  // odd pitches
+    // M or N up to 64 against more 64x128 tiles than SMs: rung 15's 128x64 tile for N, rung 18's
+    // 64x64 tile for M and on the copies (the 128x256 tile computed 3/4 zeros at N = 64); 72
+    // keeps the old rules.
+    EXPECT_EQ(pick(17024, 64, 4096), "wgmma_128x64x64_s8_ts");
+    EXPECT_EQ(pick(16384, 16, 4096), "wgmma_128x64x64_s8_ts");
+    EXPECT_EQ(pick(64, 17024, 4096), "wgmma_64x64x64_s13");
+    EXPECT_EQ(pick(17023, 63, 4095), "wgmma_64x64x64_s13_pad");
+    EXPECT_EQ(pick(17024, 72, 4096), "wgmma_128x256x64_s4_ts");
     // ld 1001 (no 16-byte pitch) and a base one element off: rung 16 copies the operands first
     EXPECT_EQ(chosen_typed(1001, t), "wgmma_128x64x64_s8_ts_pad");
     EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");
