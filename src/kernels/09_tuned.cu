@@ -20,7 +20,7 @@
 //  - `_anyalign` twins (large 128x256 and 128x128, longk, small, skinny) copy x-contiguous
 //    operands 4 bytes at a time: any leading dimension and base alignment (4095^3 with a
 //    row-major B), where the 16-byte path cannot be used. The large and longk ones run large
-//    problems instead on copies of the operands at a 16-byte pitch, made inside the call
+//    problems instead on copies of the operands at a 128-byte pitch, made inside the call
 //    (pad_copy.cuh).
 // Split-K: split z computes K tiles [z * per_split, (z+1) * per_split) and stores its raw sums to
 // a workspace slice laid out like C; a reduction kernel adds the slices in split order
@@ -211,7 +211,7 @@ cudaError_t launch_scheduled(const Problem& p, int raster_group, Split split, cu
 }
 
 // Large problems with an operand the 16-byte path cannot take: the any-alignment instances copy
-// such an operand to a 16-byte pitch first (pad_copy.cuh, inside the call) and run their 16-byte
+// such an operand to a 128-byte pitch first (pad_copy.cuh, inside the call) and run their 16-byte
 // twin on the copy, where the copy costs little beside the product: at least 2^28 multiply-adds,
 // M and N of at least 128, K of at least 64 (docs/perf-notes.md, rung 9's any-alignment path).
 bool pays_to_pad(const Problem& p) {
@@ -317,7 +317,7 @@ void register_tuned(Registry& r) {
   add<WideAnyAlign, Wide>(r, "large", 8, kNever, false,
                           "large shapes, any alignment: 128x256x8, 4-byte copies of "
                           "x-contiguous operands; large problems run the 16-byte twin on "
-                          "operands copied to a 16-byte pitch");
+                          "operands copied to a 128-byte pitch");
   add<Large>(
       r, "large", 8, kNever, false,
       "large shapes (>= 1 tile of 128x128 per SM): rung 8's 128x128x8, 8 tile-rows rasterised");
@@ -334,11 +334,11 @@ void register_tuned(Registry& r) {
   add<LargeAnyAlign, Large>(r, "large", 8, kNever, false,
                             "large shapes, any alignment: 4-byte copies of x-contiguous operands; "
                             "large problems run the 16-byte twin on operands copied to a "
-                            "16-byte pitch");
+                            "128-byte pitch");
   add<LargeAnyAlign, Large>(r, "longk", 8, kFill, false,
                             "fewer 128x128 tiles than two waves, any alignment: K split until "
                             "the waves are 85% busy; large problems run the 16-byte twin on "
-                            "operands copied to a 16-byte pitch");
+                            "operands copied to a 128-byte pitch");
   add<SmallAnyAlign>(
       r, "small", 4, kSplit, false,
       "small shapes, any alignment: 4-byte copies of x-contiguous operands, split-K");

@@ -1,6 +1,6 @@
 // The pad-to-pitch copy: an operand whose leading dimension or base no 16-byte access path can
 // take is copied, inside the call, into the library's stream workspace at a pitch rounded up to
-// 16 bytes, and the fast kernel runs on the copy. Used by rung 16 (wgmma: tensor maps need the
+// 128 bytes, and the fast kernel runs on the copy. Used by rung 16 (wgmma: tensor maps need the
 // 16-byte pitch) and by rung 9's any-alignment instances on large problems (16-byte cp.async).
 // The kernel and its launchers are in an anonymous namespace: each translation unit that launches
 // it (one built for sm_90a only, one for every architecture) keeps its own instance.
@@ -132,7 +132,10 @@ inline bool by_lines(const Copy& c) { return c.needed && !c.transposed; }
 // Stands in for a copy's address where only its alignment matters (can_implement).
 alignas(16) inline const unsigned char kPadAligned[16] = {};
 
-// A copy of `rows` lines of `cols` elements at a 16-byte pitch, padded to 256 bytes.
+// A copy of `rows` lines of `cols` elements at a pitch of whole 128-byte lines, padded to 256
+// bytes. A 16-byte pitch would do for the tensor maps, but the wgmma kernels read a pitch that
+// is an odd multiple of 16 bytes up to 40% slower (docs/perf-notes.md, "A pitch cliff of our
+// own").
 inline Copy sized_copy(DType dtype, std::int64_t rows, std::int64_t cols, bool transposed) {
   const auto es = static_cast<std::int64_t>(dtype_bytes(dtype));
   Copy c;
@@ -140,7 +143,7 @@ inline Copy sized_copy(DType dtype, std::int64_t rows, std::int64_t cols, bool t
   c.transposed = transposed;
   c.rows = rows;
   c.cols = cols;
-  c.pitch = views::round_up(cols, 16 / es);
+  c.pitch = views::round_up(cols, 128 / es);
   c.bytes = static_cast<std::size_t>(views::round_up(rows * c.pitch * es, 256));
   return c;
 }

@@ -4,7 +4,7 @@
 // an odd leading dimension (bf16 ld not a multiple of 8, tf32 not of 4) or a base off 16 bytes
 // cannot be described, and until this rung such problems ran on rung 13's `_anyalign` mma.sync
 // instance at a fraction of the tensor cores. Here the launcher first copies each such operand
-// into the library's stream workspace with its pitch rounded up to 16 bytes (pad_copy.cuh: both
+// into the library's stream workspace with its pitch rounded up to 128 bytes (pad_copy.cuh: both
 // operands in one launch of 16-byte pieces, the tail of each line zero-filled), then runs rung
 // 15's kernel on the copy, launched as the copy's programmatic dependent so that its launch and
 // set-up overlap the copy's tail. The copy is inside the timed call. Its cost: each copied
@@ -144,7 +144,7 @@ template <class Cfg>
 KernelInfo describe_padded(const char* operands) {
   KernelInfo k = hopper::describe<Cfg>(
       "wgmma_padded", 16,
-      std::string("operands no tensor map can describe copied to a 16-byte pitch first, ") +
+      std::string("operands no tensor map can describe copied to a 128-byte pitch first, ") +
           operands);
   k.name += "_pad";
   k.desc.align_a = 1;  // any leading dimension and base: that is what the copy is for
