@@ -47,6 +47,15 @@ enum class When : std::uint8_t {
   // past the short side. N <= 64 takes 128 x 64 tiles, M <= 64 64 x 64 tiles (measured on both).
   kSkinnyNManyTiles,
   kSkinnyManyTiles,
+  // A or B has a pitch that is an odd multiple of 16 bytes (a tensor map takes it, but its rows
+  // start 16 bytes off a 32-byte sector and the wgmma kernels read it up to 40% slower),
+  // min(M, N) > 256, M N K >= 1200 x the elements of the operands to copy (the copy, one read
+  // and one write of them, then costs less than the time it saves) and >= 2^33 (below, the
+  // copy's launch cost more: 586 x 1632 x 72 ran 7.5 -> 14.7 us; perf-notes.md, "A pitch cliff
+  // of our own"): rung 16's copies at a 128-byte pitch; with the 128x256 tile where its waves
+  // are at least 80% busy or more than four.
+  kOffSectorCopiesWave,
+  kOffSectorCopies,
   // 128x128 tiles fill at most a third of the SMs and K >= 4 max(M, N): the tile's own split-K
   // (3 or more splits) fills them; the 128x64 tile, unsplit, reads A and B more often and was
   // slower there, faster with a shorter K (tensor types).
@@ -158,6 +167,8 @@ constexpr Rule kSimtRules[] = {
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kOffSectorCopiesWave, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
+    {When::kOffSectorCopies, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
     {When::kSkinnyNManyTiles, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, true, ""},
     {When::kSkinnyManyTiles, BNeeds::kAny, "wgmma_skinny", 64, 64, 0, true, ""},
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma_tma_store", 128, 256, 0, true, ""},
@@ -191,6 +202,11 @@ double wave_fill(std::int64_t count, std::int64_t slots) {
   return waves == 0 ? 1.0 : static_cast<double>(count) / static_cast<double>(waves * slots);
 }
 
+// views::off_sector_pitch (src/kernels/problem_views.hpp), for the rules.
+bool off_sector(const ConstMatrixRef& x) {
+  return static_cast<std::uint64_t>(x.ld) * dtype_bytes(x.dtype) % 32 == 16;
+}
+
 bool holds(When when, const Problem& p, std::int64_t sms) {
   switch (when) {
     case When::kVector:
@@ -214,6 +230,15 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 256 && tiles(p, 64, 64) <= sms;
     case When::kSmallMN64x128:
       return std::min(p.m, p.n) <= 256 && tiles(p, 64, 128) <= sms;
+    case When::kOffSectorCopies: {
+      const std::int64_t copied =
+          (off_sector(p.a) ? p.m * p.k : 0) + (off_sector(p.b) ? p.k * p.n : 0);
+      return copied > 0 && std::min(p.m, p.n) > 256 && p.m * p.n * p.k >= 1200 * copied &&
+             p.m * p.n * p.k >= (std::int64_t{1} << 33);
+    }
+    case When::kOffSectorCopiesWave:
+      return holds(When::kOffSectorCopies, p, sms) && holds(When::kWaveOf128x256, p, sms) &&
+             (tiles(p, 128, 256) > 4 * sms || wave_fill(tiles(p, 128, 256), sms) >= 0.80);
     case When::kSkinnyNManyTiles:
       return p.n <= 64 && holds(When::kSkinnyManyTiles, p, sms);
     case When::kSkinnyManyTiles:

@@ -97,6 +97,14 @@ bool aligned(const MatrixView<Pointer>& x, std::size_t bytes) {
   return aligned(static_cast<const void*>(x.data), bytes) && ld_bytes % bytes == 0;
 }
 
+// The pitch is an odd multiple of 16 bytes: a tensor map describes it, but its rows start 16
+// bytes off a 32-byte sector, and the wgmma kernels read it up to 40% slower
+// (docs/perf-notes.md, "A pitch cliff of our own").
+template <typename Pointer>
+bool off_sector_pitch(const MatrixView<Pointer>& x) {
+  return static_cast<std::uint64_t>(x.ld) * dtype_bytes(x.dtype) % 32 == 16;
+}
+
 // ---- 32-bit fits --------------------------------------------------------------------------------
 
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {

@@ -232,6 +232,14 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(pick(64, 17024, 4096), "wgmma_64x64x64_s13");
     EXPECT_EQ(pick(17023, 63, 4095), "wgmma_64x64x64_s13_pad");
     EXPECT_EQ(pick(17024, 72, 4096), "wgmma_128x256x64_s4_ts");
+    // Pitches that are odd multiples of 16 bytes (3000 and 5000 bf16 elements) on large
+    // problems: rung 16's copies to a 128-byte pitch (the 128x256 tile only on its 80% waves);
+    // 2000 elements (a multiple of 32 bytes) and a small problem stay on the aligned path.
+    EXPECT_EQ(pick(3000, 3000, 3000), "wgmma_128x128x64_s6_ts_pad");
+    EXPECT_EQ(pick(5000, 5000, 5000), "wgmma_128x256x64_s4_ts_pad");
+    EXPECT_EQ(pick(2000, 2000, 2000), "wgmma_128x256x64_s4_ts");
+    EXPECT_EQ(pick(1000, 1000, 1000), "wgmma_128x64x64_s8_ts");
+    EXPECT_EQ(pick(586, 1632, 72), "wgmma_128x64x64_s8_ts");  // launch-bound: no copy
     // ld 1001 (no 16-byte pitch) and a base one element off: rung 16 copies the operands first
     EXPECT_EQ(chosen_typed(1001, t), "wgmma_128x64x64_s8_ts_pad");
     EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");

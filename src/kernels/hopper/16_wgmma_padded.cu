@@ -64,8 +64,14 @@ __global__ void __launch_bounds__(256) transpose_kernel(const std::uint32_t* __r
   }
 }
 
+// A copy where no tensor map describes the operand, and where one does but its pitch is an odd
+// multiple of 16 bytes (views::off_sector_pitch: `auto` sends those here only for problems large
+// enough that the copy pays).
 Copy plan_copy(DType dtype, const void* data, hopper::OperandGeometry g, std::int64_t ld) {
-  if (hopper::tensor_map_describable(dtype, data, g.rows, g.cols, ld)) return Copy{};
+  if (hopper::tensor_map_describable(dtype, data, g.rows, g.cols, ld) &&
+      !views::off_sector_pitch(ConstMatrixRef{data, Layout::kRowMajor, ld, dtype})) {
+    return Copy{};
+  }
   return sized_copy(dtype, g.rows, g.cols, false);
 }
 
