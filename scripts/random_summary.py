@@ -36,10 +36,13 @@ def summarise(path, worst):
         pair = shapes[key]
         # Median event-timed times, and the host's time to enqueue one call where recorded:
         # a host time near the event time means the row measured the launch path.
-        times = "  ".join(
-            f"{side} {pair[side]['median_ms'] * 1e3:.1f} us"
-            + (f" (host {pair[side]['host_us']:.1f})" if pair[side].get("host_us") is not None else "")
-            for side in ("tilegemm", "cublas"))
+        def timed(side):
+            row = pair[side]
+            host = row.get("host_us")
+            return f"{side} {row['median_ms'] * 1e3:.1f} us" + (
+                f" (host {host:.1f})" if host is not None else "")
+
+        times = "  ".join(timed(side) for side in ("tilegemm", "cublas"))
         print(f"  {ratio:5.2f}  {m}x{n}x{k} {la},{lb},{lc}  {kernel}  {times}")
 
 
