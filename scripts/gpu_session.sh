@@ -5,7 +5,8 @@
 # Usage: OUT=dir BIN=dir scripts/gpu_session.sh [steps...]   steps: info tests sanitize seeds
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
-#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail, and
+#        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
+#        staged-store, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -551,6 +552,36 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           SANITIZE_CASES="8512x64x2048 0,0,0 0;8512x64x2048 1,3,2 0.5" \
           scripts/sanitize.sh "$TG" 'wgmma*128x128*,wgmma*64x64*s13*'
         tail -1 "$R/sanitize_wave_tail_$ab.log" | tee -a "$summary"
+      done
+      ;;
+    staged-store)
+      # The wgmma epilogue's staged C stores where no TMA store is exact (C's pitch odd, 2 or 4
+      # mod 8 elements: element, 4- and 8-byte pieces): verified in every tensor type, layout mix
+      # and such pitches of C, then timed beside cuBLAS where the store of C bounds the time (thin
+      # K against a large C) and on long K, with C's pitch as the shape gives it (odd) and one
+      # more, then under memcheck and racecheck (docs/perf-notes.md, "Staged stores of an odd
+      # pitch").
+      verify_matrix staged_store 'wgmma*_ts*' "$WGMMA_TYPES" "0 0,0,0;0 1,1,1;0 0,0,2;0 3,1,6" \
+        133x65x40 200x131x72 1000x999x64 70x1001x29 7x3001x100 300x257x64
+      SS_SHAPES=(${STAGED_STORE_SHAPES:-7155x5417x26 2982x6722x29 4242x6657x39 548x7190x30 \
+        863x5519x27 4002x1483x37 1931x1828x169 3913x2569x2405 2999x2999x2999})
+      shapes=()
+      for s in "${SS_SHAPES[@]}"; do shapes+=(--shape "$s"); done
+      for dt in ${STAGED_STORE_TYPES:-bf16 f16}; do
+        for pad in 0,0,0 1,1,1; do
+          run_step "staged_store_${dt}_$pad" bench \
+            --kernels wgmma_128x256x64_s4_ts_pad,wgmma_128x128x64_s6_ts_pad,auto --dtype "$dt" \
+            --layout-a col --layout-b row --layout-c col --pad "$pad" "${shapes[@]}" \
+            --format json --output "${TAG}_staged-store-$dt-pad${pad//,/}.json"
+        done
+      done
+      for t in bf16:bf16 f16:f16 tf32:f32; do
+        ab=${t%%:*} c=${t##*:}
+        run_step "sanitize_staged_store_$ab" env SANITIZE_ARGS="--dtype $ab --dtype-c $c" \
+          SANITIZE_TOOLS="memcheck racecheck" \
+          SANITIZE_CASES="33x65x17 1,2,3 0;70x1001x29 1,3,7 0;70x130x300 1,1,1 0;7x3001x100 0,0,2 0" \
+          scripts/sanitize.sh "$TG" 'wgmma*128x128*_ts*,wgmma*128x64*_ts*'
+        tail -1 "$R/sanitize_staged_store_$ab.log" | tee -a "$summary"
       done
       ;;
     thin-k-pad)

@@ -494,6 +494,46 @@ TEST(Library, WgmmaWaveTailIsSplitRightAndBitIdentical) {
   EXPECT_GT(checked, 0) << "no wgmma kernel ran";
 }
 
+// The wgmma epilogue's staged stores (beta = 0, C no tensor map stores exactly): with an odd
+// ldc every other line of a 16-bit C starts 2 bytes off a word and is stored in word pairs
+// across the chunks of a tile row (its first and last elements alone), which must cover every
+// element without writing past N or into the padding; pads of 2 and 4 give the 4- and 8-byte
+// pieces, column-major C the mirrored launch. N from 1 to past two chunks and tiles, odd and
+// even, M past one consumer's 64 lines; every TMA-store instance and type.
+TEST(Library, WgmmaStagedStoresCoverEveryLineOffset) {
+  TILEGEMM_REQUIRE_GPU();
+  int checked = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    if (k.name.rfind("wgmma", 0) != 0 || k.name.find("_ts") == std::string::npos ||
+        !runs_on_current_device(k)) {
+      continue;
+    }
+    for (GemmTypes types : k.desc.types) {
+      for (std::int64_t n : {1, 5, 63, 64, 65, 131, 200, 257, 300}) {
+        for (std::int64_t pad_c : {1, 2, 3, 4}) {
+          for (Layout lc : {Layout::kRowMajor, Layout::kColMajor}) {
+            const bool row = lc == Layout::kRowMajor;
+            CaseSpec s = spec_of(row ? 133 : n, row ? n : 133, 40, 1.5f, 0.0f, types);
+            s.la = Layout::kRowMajor;
+            s.lb = Layout::kColMajor;
+            s.lc = lc;
+            s.pad_c = pad_c;
+            s.seed = static_cast<std::uint64_t>(n * 16 + pad_c);
+            Testbed tb(s);
+            ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+            if (!k.can_implement(tb.problem())) continue;
+            const CheckResult r = tb.run_and_check(
+                [&](const Problem& p, cudaStream_t st) { return gemm(p, k.name, st); }, 0);
+            EXPECT_TRUE(r.passed) << k.name << " " << s.to_string() << ": " << r.detail;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << "no wgmma TMA-store kernel ran";
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTypes, LibraryTyped, ::testing::ValuesIn(all_gemm_types()),
                          testing::types_param_name);
 
