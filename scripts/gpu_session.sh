@@ -6,7 +6,7 @@
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
-#        staged-store, and
+#        staged-store stream-one-launch, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -80,6 +80,32 @@ verify_matrix() {
   done
   grep -c "all passed" "$R/${name}_verify.log" | sed "s/^/$name verify runs passed: /" |
     tee -a "$summary"
+}
+# sanitize_types NAME "TYPES" "CASES" GLOB: scripts/sanitize.sh under memcheck and racecheck for
+# the kernels GLOB names, over each "A/B dtype:C dtype" of TYPES and the "shape pads beta" CASES
+# (separated by ";"), logged as step NAME_<A/B dtype>, each run's last line in the summary.
+sanitize_types() {
+  local name=$1 types=$2 cases=$3 glob=$4 t ab c
+  for t in $types; do
+    ab=${t%%:*} c=${t##*:}
+    run_step "${name}_$ab" env SANITIZE_ARGS="--dtype $ab --dtype-c $c" \
+      SANITIZE_TOOLS="memcheck racecheck" SANITIZE_CASES="$cases" scripts/sanitize.sh "$TG" "$glob"
+    tail -1 "$R/${name}_$ab.log" | tee -a "$summary"
+  done
+}
+# sanitize_verify LOG TOOL GLOB AB LAYOUT PAD SHAPE...: tilegemm verify of the kernels GLOB names
+# under compute-sanitizer TOOL (A/B dtype AB, "la lb lc" LAYOUT, pads PAD, beta 0.5), appended to
+# $R/LOG with an "ok" line when clean; a report is named in the summary.
+sanitize_verify() {
+  local log=$1 tool=$2 glob=$3 ab=$4 lay=$5 pad=$6 la lb lc s shapes=()
+  shift 6
+  read -r la lb lc <<<"$lay"
+  for s in "$@"; do shapes+=(--shape "$s"); done
+  compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 "$TG" verify \
+    --kernels "$glob" --dtype "$ab" --layout-a "$la" --layout-b "$lb" --layout-c "$lc" \
+    --pad "$pad" --beta 0.5 "${shapes[@]}" >>"$R/$log" 2>&1 &&
+    echo "ok $tool $ab $lay $pad" >>"$R/$log" ||
+    echo "FAIL $log $tool $ab $lay pad $pad" | tee -a "$summary"
 }
 
 for step in "${STEPS[@]}"; do
@@ -452,14 +478,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       for tool in memcheck racecheck initcheck; do
         for ab in f32 bf16; do
           for lay in "row row row" "col col col" "row col row" "col row col"; do
-            read -r la lb lc <<<"$lay"
             for pad in 0,0,0 1,2,3; do
-              compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 "$TG" verify \
-                --kernels 'narrow_*' --dtype "$ab" --layout-a "$la" --layout-b "$lb" \
-                --layout-c "$lc" --pad "$pad" --beta 0.5 --shape 7x8x9 --shape 300x3x1000 \
-                --shape 2x27x2492 --shape 4097x16x33 --shape 5x600x40 \
-                >>"$R/sanitize_narrow.log" 2>&1 && echo "ok $tool $ab $lay $pad" >>"$R/sanitize_narrow.log" ||
-                echo "FAIL sanitize-narrow $tool $ab $lay pad $pad" | tee -a "$summary"
+              sanitize_verify sanitize_narrow.log "$tool" 'narrow_*' "$ab" "$lay" "$pad" 7x8x9 \
+                300x3x1000 2x27x2492 4097x16x33 5x600x40
             done
           done
         done
@@ -516,13 +537,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # launch after them, and the staged C stores in each piece size (ldc 68 bf16: 8 bytes;
       # 1008: 16; 131: 2; 130: 4; fp32 C: 4, 8, 16), beta = 0 (the staged path), under
       # memcheck and racecheck.
-      for t in bf16:bf16 tf32:f32; do
-        ab=${t%%:*} c=${t##*:}
-        run_step "sanitize_copy_stage_$ab" env SANITIZE_ARGS="--dtype $ab --dtype-c $c" \
-          SANITIZE_TOOLS="memcheck racecheck" SANITIZE_CASES="33x65x17 1,2,3 0;70x1001x29 1,3,7 0;70x130x300 1,1,1 0;70x130x300 1,1,0 0" \
-          scripts/sanitize.sh "$TG" 'wgmma*_pad'
-        tail -1 "$R/sanitize_copy_stage_$ab.log" | tee -a "$summary"
-      done
+      sanitize_types sanitize_copy_stage "bf16:bf16 tf32:f32" \
+        "33x65x17 1,2,3 0;70x1001x29 1,3,7 0;70x130x300 1,1,1 0;70x130x300 1,1,0 0" 'wgmma*_pad'
       ;;
     wave-tail)
       # Wave tails on the tensor cores: past W whole waves, the last wave's tiles split over the
@@ -545,14 +561,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       WT32=${WT//wgmma_/wgmma_tf32_}
       run_step wave_tail_tf32 bench --kernels "${WT32//x64_s/x32_s}" --dtype tf32 \
         --layout-b col "${shapes[@]}" --format json --output "${TAG}_wave-tail-tf32.json"
-      for t in bf16:bf16 tf32:f32; do
-        ab=${t%%:*} c=${t##*:}
-        run_step "sanitize_wave_tail_$ab" env SANITIZE_ARGS="--dtype $ab --dtype-c $c" \
-          SANITIZE_TOOLS="memcheck racecheck" \
-          SANITIZE_CASES="8512x64x2048 0,0,0 0;8512x64x2048 1,3,2 0.5" \
-          scripts/sanitize.sh "$TG" 'wgmma*128x128*,wgmma*64x64*s13*'
-        tail -1 "$R/sanitize_wave_tail_$ab.log" | tee -a "$summary"
-      done
+      sanitize_types sanitize_wave_tail "bf16:bf16 tf32:f32" \
+        "8512x64x2048 0,0,0 0;8512x64x2048 1,3,2 0.5" 'wgmma*128x128*,wgmma*64x64*s13*'
       ;;
     staged-store)
       # The wgmma epilogue's staged C stores where no TMA store is exact (C's pitch odd, 2 or 4
@@ -575,13 +585,37 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             --format json --output "${TAG}_staged-store-$dt-pad${pad//,/}.json"
         done
       done
-      for t in bf16:bf16 f16:f16 tf32:f32; do
-        ab=${t%%:*} c=${t##*:}
-        run_step "sanitize_staged_store_$ab" env SANITIZE_ARGS="--dtype $ab --dtype-c $c" \
-          SANITIZE_TOOLS="memcheck racecheck" \
-          SANITIZE_CASES="33x65x17 1,2,3 0;70x1001x29 1,3,7 0;70x130x300 1,1,1 0;7x3001x100 0,0,2 0" \
-          scripts/sanitize.sh "$TG" 'wgmma*128x128*_ts*,wgmma*128x64*_ts*'
-        tail -1 "$R/sanitize_staged_store_$ab.log" | tee -a "$summary"
+      sanitize_types sanitize_staged_store "bf16:bf16 f16:f16 tf32:f32" \
+        "33x65x17 1,2,3 0;70x1001x29 1,3,7 0;70x130x300 1,1,1 0;7x3001x100 0,0,2 0" \
+        'wgmma*128x128*_ts*,wgmma*128x64*_ts*'
+      ;;
+    stream-one-launch)
+      # gemv's and the narrow products' split K added by the last block to arrive (one launch):
+      # verified in every type, layout mix, beta and pitch on shapes that split (and ones that do
+      # not), under memcheck and racecheck, then timed beside cuBLAS on the random
+      # shapes' matrix-vector and narrow rows (launch-bound: host_us is recorded).
+      verify_matrix stream_split 'gemv,narrow_*' "$EVERY_TYPE" "0.5 0,0,0;0 1,3,2" 1x1x1 \
+        64x1x262144 1x64x262144 8192x1x8192 1x8192x8192 3x2x65536 2x27x2492 4097x16x33 \
+        33x1x3350 1x4232x5355 300x3x1000 1x7x100000
+      for tool in memcheck racecheck; do
+        for ab in f32 bf16; do
+          for lay in "row row row" "col col col"; do
+            sanitize_verify sanitize_stream.log "$tool" 'gemv,narrow_*' "$ab" "$lay" 1,2,3 \
+              64x1x16384 1x64x16384 3x2x8192 300x3x1000 2000x1x2000
+          done
+        done
+      done
+      grep -c "^ok " "$R/sanitize_stream.log" | sed 's/^/sanitize stream runs clean: /' | tee -a "$summary"
+      for ab in bf16 f32; do
+        for lay in "col row col" "row col row" "col col row"; do
+          read -r la lb lc <<<"$lay"
+          run_step "stream_one_launch_${ab}_$la$lb$lc" bench --kernels auto --dtype "$ab" \
+            --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --shape 1x16x393 --shape 33x1x3350 \
+            --shape 1x4x318 --shape 1x4232x5355 --shape 1x623x4718 --shape 374x1x2209 \
+            --shape 1x4003x4609 --shape 2x3042x8153 --shape 14x2x175 --shape 2x498x820 \
+            --shape 135x4x476 --shape 64x1x262144 --format json \
+            --output "${TAG}_stream-one-launch-$ab-$la$lb$lc.json"
+        done
       done
       ;;
     thin-k-pad)

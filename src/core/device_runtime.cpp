@@ -37,7 +37,8 @@ class WorkspaceCache {
     for (auto& entry : buffers_) static_cast<void>(cudaFree(entry.second.ptr));
   }
 
-  cudaError_t get(std::size_t bytes, cudaStream_t stream, void** out) {
+  // `zeroed`: a new buffer is set to zero in stream order before it is handed out.
+  cudaError_t get(std::size_t bytes, cudaStream_t stream, void** out, bool zeroed = false) {
     int device = 0;
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
     std::lock_guard<std::mutex> lock(mutex_);
@@ -51,6 +52,12 @@ class WorkspaceCache {
       }
       void* ptr = nullptr;
       if (cudaError_t err = cudaMallocAsync(&ptr, want, stream); err != cudaSuccess) return err;
+      if (zeroed) {
+        if (cudaError_t err = cudaMemsetAsync(ptr, 0, want, stream); err != cudaSuccess) {
+          static_cast<void>(cudaFreeAsync(ptr, stream));
+          return err;
+        }
+      }
       buffer = Buffer{ptr, want};
     }
     *out = buffer.ptr;
@@ -71,6 +78,14 @@ class WorkspaceCache {
 cudaError_t stream_workspace(std::size_t bytes, cudaStream_t stream, void** out) {
   static WorkspaceCache cache;
   return cache.get(bytes, stream, out);
+}
+
+cudaError_t stream_counters(std::size_t count, cudaStream_t stream, unsigned** out) {
+  static WorkspaceCache cache;
+  void* ptr = nullptr;
+  const cudaError_t err = cache.get(count * sizeof(unsigned), stream, &ptr, true);
+  *out = static_cast<unsigned*>(ptr);
+  return err;
 }
 
 }  // namespace tilegemm::runtime

@@ -1,6 +1,7 @@
 // Host-side support every launcher and the dispatcher share: the SM count of the current device,
-// the dynamic shared-memory opt-in above 48 KiB, and a per-stream scratch workspace. Written once
-// here so that kernel files hold kernels and their launch geometry, nothing of the framework.
+// the dynamic shared-memory opt-in above 48 KiB, a per-stream scratch workspace and per-stream
+// arrival counters. Written once here so that kernel files hold kernels and their launch
+// geometry, nothing of the framework.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -27,5 +28,11 @@ cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
 // cudaMallocAsync (a kernel still reading the old buffer on that stream finishes first), freed at
 // exit. Valid until the next call for the same stream.
 cudaError_t stream_workspace(std::size_t bytes, cudaStream_t stream, void** out);
+
+// At least `count` arrival counters for work enqueued on `stream` of the current device, zero
+// when the call returns (in stream order) and left zero by every kernel that uses them (the last
+// arrival resets its counter): one buffer per (device, stream), apart from the workspace (which
+// other work overwrites), grown and zeroed in stream order, freed at exit.
+cudaError_t stream_counters(std::size_t count, cudaStream_t stream, unsigned** out);
 
 }  // namespace tilegemm::runtime

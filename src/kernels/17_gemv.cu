@@ -12,8 +12,9 @@
 //    16-byte pieces per lane and column; its 8 warps split the block's columns and add their
 //    partial sums in shared memory in a fixed order.
 //  - Too few rows to fill the GPU: K is split over blocks, each writes its partial sums into the
-//    stream workspace, and a second kernel adds them in split order (deterministic: the same
-//    result every run) and applies alpha and beta.
+//    stream workspace, and the block that completes a row block's last split adds them in split
+//    order (deterministic: the same result every run) and applies alpha and beta, in the same
+//    launch (stream::last_split: a second kernel cost a launch on problems this small).
 //  - Any alignment: the 16-byte path runs where A's base, its leading dimension and x allow it,
 //    element loads (still coalesced) elsewhere. fp32 accumulation in every type; tf32 problems are
 //    computed in fp32 (more precise than asked; the matrix stream, not the math, sets the speed).
@@ -48,9 +49,10 @@ struct GemvArgs {
   std::int64_t incx;
   void* y;
   std::int64_t incy;
-  int k_chunk;     // K elements per split (a multiple of the vector width)
-  float* partial;  // splits x m partial sums (splits > 1)
-  int vec;         // 16-byte loads of A (and of x in the row-major kernel) are aligned
+  int k_chunk;         // K elements per split (a multiple of the vector width)
+  float* partial;      // partial sums (splits > 1): splits x m (rows), runs of R (columns)
+  unsigned* counters;  // an arrival counter per row block (splits > 1)
+  int vec;             // 16-byte loads of A (and of x in the row-major kernel) are aligned
 };
 
 using stream::Load;
@@ -62,6 +64,19 @@ __device__ __forceinline__ void finish(const GemvArgs& g, int row, float sum) {
               g.beta);
 }
 
+// Row `row`'s partial sums (row kernel) of splits first, first + step, ..., added in that order
+// (in the last block to arrive), sixteen loads in flight.
+__device__ __forceinline__ float sum_splits(const GemvArgs& g, int row, unsigned first,
+                                            unsigned step) {
+  float s = 0.0f;
+  const float* p = g.partial + row;
+#pragma unroll 16
+  for (unsigned i = first; i < gridDim.y; i += step) {
+    s += __ldcg(p + static_cast<std::int64_t>(i) * g.m);
+  }
+  return s;
+}
+
 // A row-major: warp w of block b computes row 8 b + w over split blockIdx.y of K.
 template <class E, class CT>
 __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
@@ -70,10 +85,10 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int row = static_cast<int>(blockIdx.x) * kWarps + warp;
-  if (row >= g.m) return;
+  const bool here = row < g.m;  // the warp has a row (no early return: last_split syncs)
   const std::int64_t k0 = static_cast<std::int64_t>(blockIdx.y) * g.k_chunk;
-  const std::int64_t k1 = min(static_cast<std::int64_t>(g.k), k0 + g.k_chunk);
-  const E* const a = static_cast<const E*>(g.a) + static_cast<std::int64_t>(row) * g.lda;
+  const std::int64_t k1 = here ? min(static_cast<std::int64_t>(g.k), k0 + g.k_chunk) : k0;
+  const E* const a = static_cast<const E*>(g.a) + static_cast<std::int64_t>(here ? row : 0) * g.lda;
   const E* const x = static_cast<const E*>(g.x);
   float acc = 0.0f;
   std::int64_t tail = k0;
@@ -96,12 +111,19 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
   }
 #pragma unroll
   for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
-  if (lane != 0) return;
+  const bool writes = here && lane == 0;
   if (gridDim.y == 1) {
-    finish<CT>(g, row, acc);
-  } else {
-    g.partial[static_cast<std::int64_t>(blockIdx.y) * g.m + row] = acc;
+    if (writes) finish<CT>(g, row, acc);
+    return;
   }
+  if (writes) g.partial[static_cast<std::int64_t>(blockIdx.y) * g.m + row] = acc;
+  if (!stream::last_split(g.counters) || !here) return;
+  // The warp adds its row's splits: lane l those congruent to l mod 32, then a fixed shuffle tree
+  // (the same order every run).
+  float s = sum_splits(g, row, static_cast<unsigned>(lane), 32u);
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
+  if (lane == 0) finish<CT>(g, row, s);
 }
 
 // A column-major: block b owns rows R b .. R b + R - 1 (R = 64 V): lane l the V rows at
@@ -167,29 +189,62 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
     for (int i = 0; i < V; ++i) sums[warp][V * (lane + 32 * j) + i] = acc[j][i];
   }
   __syncthreads();
+  // Split K: the block's R sums (zero past M) are one contiguous run of its row block's partial
+  // sums, split y of row block x at (x gridDim.y + y) R, so that the last block to arrive reads
+  // every split's run in 16-byte pieces.
+  const unsigned splits = gridDim.y;
+  float* const runs = g.partial + static_cast<std::int64_t>(blockIdx.x) * splits * R;
   for (int r = static_cast<int>(threadIdx.x); r < R; r += kThreads) {
-    const int row = static_cast<int>(blockIdx.x) * R + r;
-    if (row >= g.m) continue;
+    const int row = block_row + r;
     float s = 0.0f;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) s += sums[w][r];
-    if (gridDim.y == 1) {
-      finish<CT>(g, row, s);
+    if (splits == 1) {
+      if (row < g.m) finish<CT>(g, row, s);
     } else {
-      g.partial[static_cast<std::int64_t>(blockIdx.y) * g.m + row] = s;
+      runs[static_cast<std::int64_t>(blockIdx.y) * R + r] = row < g.m ? s : 0.0f;
     }
   }
-}
-
-// y = alpha * (sum of the splits' partial sums, in split order) + beta * y.
-template <class CT>
-__global__ void __launch_bounds__(kThreads) gemv_reduce_kernel(const GemvArgs g, int splits) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
-  for (std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
-       row < g.m; row += stride) {
-    float s = 0.0f;
-    for (int i = 0; i < splits; ++i) s += g.partial[static_cast<std::int64_t>(i) * g.m + row];
-    finish<CT>(g, static_cast<int>(row), s);
+  if (splits == 1 || !stream::last_split(g.counters)) return;
+  // Thread t adds rows 4 (t mod R/4) .. + 3 over share t / (R/4) of the splits (consecutive
+  // splits, in order), then the shares are added in order: the same sum every run, with every
+  // thread of the block loading (hundreds of splits: a thread per row, one load at a time, made
+  // the sum longer than the second launch it replaced; docs/perf-notes.md, "One launch for split
+  // K").
+  constexpr int kGroups = R / 4;
+  constexpr int kShares = kThreads / kGroups;
+  static_assert(kShares * kGroups == kThreads, "whole shares of whole 16-byte groups");
+  __shared__ float4 shares[kShares][kGroups];
+  const int group = static_cast<int>(threadIdx.x) % kGroups;
+  const int share = static_cast<int>(threadIdx.x) / kGroups;
+  const unsigned per = (splits + kShares - 1) / kShares;
+  const unsigned i0 = min(splits, share * per);
+  const unsigned i1 = min(splits, i0 + per);
+  const float4* const run4 = reinterpret_cast<const float4*>(runs) + group;
+  float4 t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 8
+  for (unsigned i = i0; i < i1; ++i) {
+    const float4 v = __ldcg(run4 + static_cast<std::int64_t>(i) * kGroups);
+    t.x += v.x;
+    t.y += v.y;
+    t.z += v.z;
+    t.w += v.w;
+  }
+  shares[share][group] = t;
+  __syncthreads();
+  if (share != 0) return;
+  for (int h = 1; h < kShares; ++h) {
+    const float4 v = shares[h][group];
+    t.x += v.x;
+    t.y += v.y;
+    t.z += v.z;
+    t.w += v.w;
+  }
+  const float out[4] = {t.x, t.y, t.z, t.w};
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const int row = block_row + 4 * group + e;
+    if (row < g.m) finish<CT>(g, row, out[e]);
   }
 }
 
@@ -228,7 +283,12 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const stream::Split sp = rows ? stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8)
                                 : stream::plan_split(tiles, q.k, kWarps, kUnroll * kWarps, 8);
   g.k_chunk = sp.k_chunk;
-  if (cudaError_t err = stream::partial_sums(sp, q.m, stream, &g.partial); err != cudaSuccess) {
+  // Partial sums: splits x M for the row kernel, a run of a block's rows per split and row block
+  // for the column kernel.
+  const std::int64_t outputs = rows ? q.m : tiles * 32 * V * kColPieces;
+  if (cudaError_t err =
+          stream::partial_sums(sp, outputs, tiles, stream, &g.partial, &g.counters);
+      err != cudaSuccess) {
     return err;
   }
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits));
@@ -236,10 +296,6 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
     gemv_rows_kernel<E, CT><<<grid, kThreads, 0, stream>>>(g);
   } else {
     gemv_cols_kernel<E, CT><<<grid, kThreads, 0, stream>>>(g);
-  }
-  if (sp.splits > 1) {
-    gemv_reduce_kernel<CT><<<stream::reduce_blocks(q.m, kThreads), kThreads, 0, stream>>>(
-        g, sp.splits);
   }
   return cudaGetLastError();
 }
@@ -276,8 +332,9 @@ void register_gemv(Registry& r) {
   k.desc.split_k = true;
   k.summary =
       "M = 1 or N = 1: the matrix streamed once with 16-byte loads, a warp per row (K "
-      "contiguous) or 16 bytes of rows per lane (M contiguous), K split over blocks into a "
-      "deterministic second pass when the rows are too few; every type, fp32 accumulation";
+      "contiguous) or 16 bytes of rows per lane (M contiguous), K split over blocks when the rows "
+      "are too few, added in split order by the last block of each row block (one launch, "
+      "deterministic); every type, fp32 accumulation";
   k.can_implement = can_implement_gemv;
   k.launch = launch_gemv;
   k.device_function = device_function_for(k.can_implement, device_function_gemv);

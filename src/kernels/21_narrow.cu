@@ -18,8 +18,10 @@
 //    its 8 warps split the stage's K and add their sums in shared memory in a fixed order. B's
 //    values are broadcast to the warp.
 //  - Too few row blocks to fill the GPU: K is split over blocks, each writes its partial sums
-//    into the stream workspace, and a second kernel adds them in split order (deterministic) and
-//    applies alpha and beta.
+//    into the stream workspace, and the block that completes a row block's last split adds them
+//    in split order (deterministic) and applies alpha and beta, in the same launch
+//    (stream::last_split), where that sum is short; a longer one (many splits of many outputs
+//    per block) goes to a second kernel spread over the GPU.
 //  - fp32 accumulation in every type; tf32 problems are computed in fp32 (more precise than
 //    asked; the stream, not the math, sets the speed).
 #include <cuda_bf16.h>
@@ -45,6 +47,8 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int kRowsPerWarp = 4;  // row-major A: rows a warp streams at once (B's reads shared)
 constexpr int kRowsPerBlock = kWarps * kRowsPerWarp;
+// The most partial sums a thread of the last block to arrive adds (a split in one launch).
+constexpr std::int64_t kMaxLastSum = 32;
 constexpr int kStageFloats = 8192;  // B's stage: 32 KiB of fp32, NC columns x 8192 / NC of K
 // Column-major A: 16-byte loads each lane has in flight (more where the sums take fewer
 // registers).
@@ -63,6 +67,7 @@ struct NarrowArgs {
   std::int64_t c_row, c_col;  // element strides of C along M and along N
   int k_chunk;                // K per split (a multiple of 16 bytes of elements)
   float* partial;             // splits x m x n partial sums (splits > 1)
+  unsigned* counters;         // an arrival counter per row block (split in one launch), or null
 };
 
 // Where k of a row-major-A stage sits in its column's shared-memory row. A lane reads the V
@@ -121,6 +126,23 @@ __device__ __forceinline__ void put(const NarrowArgs& g, int row, int c, float s
     store_c_one(out, sum, g.alpha, g.beta);
   } else {
     g.partial[(static_cast<std::int64_t>(blockIdx.y) * g.m + row) * g.n + c] = sum;
+  }
+}
+
+// C(row, c) for the `rows` rows from row0 (those below M), each the sum of every split's partial
+// sum in split order: the last block of a split row block to arrive (stream::last_split).
+template <class CT>
+__device__ __forceinline__ void finish_splits(const NarrowArgs& g, int row0, int rows) {
+  const std::int64_t total = static_cast<std::int64_t>(g.m) * g.n;
+  const int count = min(rows, g.m - row0) * g.n;
+  for (int e = static_cast<int>(threadIdx.x); e < count; e += kThreads) {
+    const int row = row0 + e / g.n;
+    const int c = e % g.n;
+    const float* p = g.partial + static_cast<std::int64_t>(row) * g.n + c;
+    float s = 0.0f;
+#pragma unroll 16  // loads in flight: a load at a time made long sums slow (as gemv's)
+    for (unsigned j = 0; j < gridDim.y; ++j) s += __ldcg(p + j * total);
+    store_c_one(static_cast<CT*>(g.c) + row * g.c_row + c * g.c_col, s, g.alpha, g.beta);
   }
 }
 
@@ -231,6 +253,9 @@ __global__ void __launch_bounds__(kThreads) narrow_rows_kernel(const NarrowArgs 
       if ((r * NC + c) % 32 == lane && row0 + r < g.m && c < g.n) put<CT>(g, row0 + r, c, s);
     }
   }
+  if (gridDim.y > 1 && g.counters != nullptr && stream::last_split(g.counters)) {
+    finish_splits<CT>(g, static_cast<int>(blockIdx.x) * kRowsPerBlock, kRowsPerBlock);
+  }
 }
 
 // acc[i][c] += av[i] * b[c] for V rows and NC columns: one k of the column kernel, b the stage's
@@ -323,9 +348,13 @@ __global__ void __launch_bounds__(kThreads) narrow_cols_kernel(const NarrowArgs 
       }
     }
   }
+  if (gridDim.y > 1 && g.counters != nullptr && stream::last_split(g.counters)) {
+    finish_splits<CT>(g, block_row, R);
+  }
 }
 
-// C = alpha * (sum of the splits' partial sums, in split order) + beta * C.
+// The second pass of a split too long for one block: C = alpha * (the splits' partial sums added
+// in split order) + beta * C, a thread per output.
 template <class CT>
 __global__ void __launch_bounds__(kThreads) narrow_reduce_kernel(const NarrowArgs g, int splits) {
   const std::int64_t total = static_cast<std::int64_t>(g.m) * g.n;
@@ -383,10 +412,18 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
       rows ? stream::plan_split(tiles, q.k, V, 32LL * V, kBlocksPerSm)
            : stream::plan_split(tiles, q.k, kWarps, 1LL * kWarps * kColUnroll<NC>, kBlocksPerSm);
   g.k_chunk = sp.k_chunk;
-  if (cudaError_t err = stream::partial_sums(sp, q.m * q.n, stream, &g.partial);
+  if (cudaError_t err =
+          stream::partial_sums(sp, q.m * q.n, tiles, stream, &g.partial, &g.counters);
       err != cudaSuccess) {
     return err;
   }
+  // One launch where the last block's sum is short: each of its threads adds at most
+  // kMaxLastSum partial sums (more made the tail longer than a second launch costs:
+  // docs/perf-notes.md, "One launch for split K").
+  const std::int64_t block_rows = std::min<std::int64_t>(rows ? kRowsPerBlock : 32 * V, q.m);
+  const std::int64_t block_outputs = block_rows * q.n;
+  const bool one_launch = sp.splits * views::ceil_div(block_outputs, kThreads) <= kMaxLastSum;
+  if (!one_launch) g.counters = nullptr;
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits));
   if (rows) {
     if (vec) {
@@ -401,7 +438,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
       narrow_cols_kernel<E, CT, NC, false><<<grid, kThreads, 0, stream>>>(g);
     }
   }
-  if (sp.splits > 1) {
+  if (sp.splits > 1 && !one_launch) {
     narrow_reduce_kernel<CT><<<stream::reduce_blocks(q.m * q.n, kThreads), kThreads, 0, stream>>>(
         g, sp.splits);
   }
@@ -449,8 +486,9 @@ void register_one(Registry& r) {
   k.desc.split_k = true;
   k.summary = "M or N of at most " + std::to_string(NC) +
               ": the large operand streamed once (16-byte loads where aligned, else coalesced "
-              "elements), B's columns staged in shared memory as fp32, K split into a "
-              "deterministic second pass when the rows are few; every type, any alignment";
+              "elements), B's columns staged in shared memory as fp32, K split when the rows "
+              "are few, added in split order by the last block of each row block (one launch) "
+              "or, for long sums, by a second pass; deterministic; every type, any alignment";
   k.can_implement = can_implement_narrow<NC>;
   k.launch = launch_narrow<NC>;
   k.device_function = device_function_for(k.can_implement, device_function_narrow<NC>);

@@ -1,6 +1,7 @@
 // What the matrix-stream families (rung 17's gemv, rung 21's narrow products) share: fp32 values
 // of one element or of a 16-byte vector of any element type, the streaming 16-byte load, the
-// split of K over blocks that keeps every SM reading, and its partial sums and second pass.
+// split of K over blocks that keeps every SM reading, its partial sums, and their sum in the
+// same launch by the last block to arrive.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -54,11 +55,13 @@ inline Split plan_split(std::int64_t tiles, std::int64_t k, int vec_width, std::
   return Split{static_cast<int>(views::ceil_div(k, chunk)), static_cast<int>(chunk)};
 }
 
-// The partial sums of a split launch (`sp.splits` x `outputs` floats) in the stream workspace;
-// null (and nothing requested) when K is not split.
-inline cudaError_t partial_sums(const Split& sp, std::int64_t outputs, cudaStream_t stream,
-                                float** partial) {
+// The partial sums of a split launch (`sp.splits` x `outputs` floats) in the stream workspace
+// and an arrival counter per output block (`blocks`, the grid's x extent); null (and nothing
+// requested) when K is not split.
+inline cudaError_t partial_sums(const Split& sp, std::int64_t outputs, std::int64_t blocks,
+                                cudaStream_t stream, float** partial, unsigned** counters) {
   *partial = nullptr;
+  *counters = nullptr;
   if (sp.splits <= 1) return cudaSuccess;
   void* ws = nullptr;
   const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(sp.splits) *
@@ -67,14 +70,39 @@ inline cudaError_t partial_sums(const Split& sp, std::int64_t outputs, cudaStrea
     return err;
   }
   *partial = static_cast<float*>(ws);
-  return cudaSuccess;
+  return runtime::stream_counters(static_cast<std::size_t>(blocks), stream, counters);
 }
 
-// Blocks of the second pass that adds `outputs` partial sums (a grid-stride loop of `threads` per
-// block, at most 4 blocks per SM).
+// Blocks of a second pass that adds `outputs` partial sums (a grid-stride loop of `threads` per
+// block, at most 4 blocks per SM), where the sum is too long for one block (rung 21).
 inline unsigned reduce_blocks(std::int64_t outputs, int threads) {
   return static_cast<unsigned>(
       std::min<std::int64_t>(views::ceil_div(outputs, threads), 4LL * runtime::sm_count()));
 }
+
+// Split K in one launch: called by every thread of a block after it wrote its partial sums of
+// split blockIdx.y, true in the block that completes output block blockIdx.x (the last of its
+// `gridDim.y` splits to arrive), which then adds every split's partial sums in split order (the
+// same order whichever block arrives last: deterministic) and finishes the outputs, reading the
+// partial sums with __ldcg (from L2, where the other blocks' writes are). The last arrival resets
+// the counter for the next launch on the stream. One thread fences, after the barrier that orders
+// the block's writes before it (a fence in every thread cost more than the second launch saved:
+// docs/perf-notes.md, "One launch for split K").
+__device__ __forceinline__ bool last_split(unsigned* counters) {
+  __shared__ bool last;
+  __syncthreads();  // the block's partial sums are written
+  if (threadIdx.x == 0) {
+    __threadfence();  // ... and visible GPU-wide before the arrival
+    unsigned* const counter = counters + blockIdx.x;
+    last = atomicAdd(counter, 1u) == gridDim.y - 1;
+    if (last) {
+      *counter = 0u;    // every split has arrived: none reads it again in this launch
+      __threadfence();  // the other splits' partial sums are read after their arrivals
+    }
+  }
+  __syncthreads();
+  return last;
+}
+
 
 }  // namespace tilegemm::kernels::stream

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu_env.hpp"
@@ -444,6 +445,50 @@ int kernels_enqueued(const Problem& p, const std::string& kernel, cudaStream_t s
   }
   EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
   return kernels;
+}
+
+// The matrix-stream families (gemv, narrow) split a long K over blocks and add the splits in the
+// same launch, in the last block of each row block to arrive: one kernel on shapes that split
+// (gemv always; the narrow products where that block's sum is short, two kernels where it is
+// long), a right result each time and twice over (a counter left behind by a previous launch
+// would leave C poisoned).
+TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
+  TILEGEMM_REQUIRE_GPU();
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  int checked = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    const bool gemv = k.family == "gemv";
+    if ((!gemv && k.family != "narrow") || !runs_on_current_device(k)) continue;
+    for (GemmTypes types : k.desc.types) {
+      // {shape, kernels expected}: gemv's row and column kernels; a narrow product whose last
+      // block adds at most 32 partial sums per thread, and one with 256 or more.
+      std::vector<std::pair<CaseSpec, int>> cases;
+      if (gemv) {
+        cases = {{spec_of(64, 1, 262144, 1.0f, 0.5f, types), 1},
+                 {spec_of(8192, 1, 8192, 1.0f, 0.0f, types), 1}};
+        cases[1].first.la = Layout::kColMajor;
+      } else {
+        cases = {{spec_of(3, 2, 4096, 1.0f, 0.5f, types), 1},
+                 {spec_of(3, 2, 65536, 1.0f, 0.0f, types), 2}};
+      }
+      for (const auto& [spec, launches] : cases) {
+        Testbed tb(spec);
+        ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+        if (!k.can_implement(tb.problem())) continue;
+        SCOPED_TRACE(k.name + " " + spec.to_string());
+        for (int run = 0; run < 2; ++run) {
+          const CheckResult r = tb.run_and_check(
+              [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+          ASSERT_TRUE(r.passed) << "run " << run << ": " << r.detail;
+        }
+        EXPECT_EQ(kernels_enqueued(tb.problem(), k.name, stream), launches);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  EXPECT_GT(checked, 0) << "no gemv or narrow kernel ran";
 }
 
 // The wave tail of the wgmma kernels: with one tile more than the SMs hold (128-row tiles; two
