@@ -6,7 +6,7 @@
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
-#        staged-store stream-one-launch, and
+#        staged-store stream-one-launch 3xtf32 3xtf32-random, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -616,6 +616,42 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             --shape 135x4x476 --shape 64x1x262144 --format json \
             --output "${TAG}_stream-one-launch-$ab-$la$lb$lc.json"
         done
+      done
+      ;;
+    3xtf32)
+      # Rung 22, fp32 as three tf32 products: verified at the fp32 tolerance in every layout mix,
+      # with beta and odd pitches and bases, on partial tiles, split K, small M or N and K past
+      # a k-tile; memcheck and racecheck; its error beside cuBLAS's and the SIMT tile's as K
+      # grows; timed beside cuBLAS: each tile on square and mid shapes, then auto.
+      X3='wgmma_3xtf32_*'
+      verify_matrix tf32x3 "$X3" "f32:f32" "0 0,0,0;0.5 1,3,2" 1x1x1 33x65x7 100x300x1000 \
+        257x129x4097 1000x1000x1000 4095x333x95 37x4100x2000 2048x2048x64 8x8x33
+      for tool in memcheck racecheck; do
+        for lay in "row row row" "col row col" "row col row"; do
+          sanitize_verify sanitize_3xtf32.log "$tool" "$X3" f32 "$lay" 1,2,3 100x200x300 \
+            33x1000x77 300x40x2000 513x257x129
+        done
+      done
+      grep -c "^ok " "$R/sanitize_3xtf32.log" | sed 's/^/sanitize 3xtf32 runs clean: /' | tee -a "$summary"
+      run_step x3_accuracy bench --kernels "auto,wgmma_3xtf32_128x128x32_s6_ts,tuned_large_128x128x8_w64x32_t8x8_s3" \
+        --dtype f32 --m 1024 --n 1024 --k 64,1024,16384,131072 --format json \
+        --output "${TAG}_3xtf32-accuracy.json"
+      run_step x3_square bench --kernels "auto,$X3,tuned_large_128x128x8_w64x32_t8x8_s3" --dtype f32 \
+        --shape 512x512x512 --shape 1024x1024x1024 --shape 2048x2048x2048 --shape 4096x4096x4096 \
+        --shape 8192x8192x8192 --shape 4095x4095x4095 --shape 1931x1828x169 --shape 169x3579x1383 \
+        --shape 35x101x1236 --shape 3383x42x6316 --shape 5948x599x333 --shape 64x4096x4096 \
+        --format json --output "${TAG}_3xtf32-square.json"
+      ;;
+    3xtf32-random)
+      # The random fp32 shapes of three seeds with auto allowed three tf32 products
+      # (TILEGEMM_FP32_MATH=3xtf32), then with the default math (the CUDA cores' rules).
+      for seed in 7 3 11; do
+        TILEGEMM_FP32_MATH=3xtf32 TILEGEMM_TUNE_CACHE=off bench_random "x3_random_s$seed" auto \
+          f32 "$seed" "${TAG}_3xtf32-random-f32-s$seed.json"
+      done
+      for seed in 7 3 11; do
+        TILEGEMM_TUNE_CACHE=off bench_random "simt_random_s$seed" auto f32 "$seed" \
+          "${TAG}_simt-random-f32-s$seed.json"
       done
       ;;
     thin-k-pad)

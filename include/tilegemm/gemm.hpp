@@ -37,6 +37,18 @@ std::vector<const KernelInfo*> kernels_for(GemmTypes types, int cc);
 // Whether the kernel can run on the calling thread's current GPU (false without one).
 bool runs_on_current_device(const KernelInfo& kernel);
 
+// How `auto` may compute an fp32 product (A, B and C fp32):
+//  - kSimt (the default): on the CUDA cores, fp32 multiply-adds, as cuBLAS's default math.
+//  - kThreeTf32: also as three tf32 tensor-core products (rung 22, sm_90a) where the product is
+//    large enough for them to pay (docs/perf-notes.md, "Rung 22"): about 2.2-2.4x cuBLAS's SGEMM
+//    on large squares, with a relative error within the fp32 tolerance but several times
+//    cuBLAS's, growing with K (the tensor cores' fp32 adds; docs/ladder.md has the figures).
+// Process-wide, read by every later `auto` choice; a kernel named explicitly runs its own math.
+// The environment variable TILEGEMM_FP32_MATH ("simt" or "3xtf32") sets it at start-up.
+enum class Fp32Math { kSimt, kThreeTf32 };
+void set_fp32_math(Fp32Math math);
+Fp32Math fp32_math();
+
 // The kernel `auto` runs for this problem on a GPU of compute capability `cc`: only kernels
 // that compute the problem's exact element types (tf32 math only for a tf32 problem) and run on
 // `cc`, chosen by the shape rules (src/core/dispatch.cpp). Null when none can implement it.

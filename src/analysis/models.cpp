@@ -180,6 +180,14 @@ OpClass default_op_class(DType ab) {
 
 Peak peak_for(const DeviceSpec& device, DType ab, OpClass op) {
   Peak p;
+  if (op != OpClass::kSimt && ab == DType::kF32) {
+    // Each fp32 multiply-add is three tf32 ones on the tensor cores (rung 22).
+    p.label = "3xTF32 tensor";
+    p.tflops = device.tf32_tflops / 3.0;
+    p.source = device.tensor_source;
+    p.tensor = true;
+    return p;
+  }
   if (op == OpClass::kSimt || ab == DType::kF32) {
     p.label = "FP32";
     p.tflops = device.fp32_tflops;

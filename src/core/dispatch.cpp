@@ -1,7 +1,8 @@
 // The `auto` rule: which registered kernel runs a problem when the caller names none.
 //
 // Only kernels that compute the problem's exact element types and run on the GPU are candidates
-// (so tf32 math never replaces an fp32 problem's). Within those, the shape rules below, held as
+// (so tf32 math never replaces an fp32 problem's); fp32 as three tf32 products (rung 22) only
+// where set_fp32_math allows it (include/tilegemm/gemm.hpp). Within those, the shape rules below, held as
 // data, name kernels by their properties (family, block tile, split-K, main-loop variant), never
 // by instance name. The first rule whose shape class holds and that has a candidate able to
 // implement the problem wins; candidates are tried in registration order, which puts each
@@ -14,8 +15,12 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 
 #include "device_runtime.hpp"
@@ -71,7 +76,10 @@ enum class When : std::uint8_t {
   kWaveOf128x256Copies,
   kUnderSms128Copies,
   kCopiesPay,
-  kLongKFewTiles,  // K >= 4 max(M, N) and 128x128 tiles fill at most half the SMs
+  // K >= 4 max(M, N), 128x128 tiles fill at most half the SMs, at least 2^27 multiply-adds
+  // (below, its wave-filling split of a tiny problem ran 35 x 101 x 1236 in 127 us against
+  // cuBLAS's 12-18: perf-notes.md, "Rung 22")
+  kLongKFewTiles,
   // K >= 1024, min(M, N) >= 64, at least 2^29 multiply-adds, fewer 128x128 tiles than two
   // blocks per SM: where the tuned 128x128 tile's last wave would be mostly idle unless K is split.
   kUnderWave128,
@@ -79,6 +87,15 @@ enum class When : std::uint8_t {
   kNarrowTo4,       // min(M, N) <= 4
   kNarrowTo8K128,   // min(M, N) <= 8 and K >= 128
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
+  // fp32 on the tensor cores (rung 22, three tf32 products), only where set_fp32_math allows
+  // them: min(M, N) > 32 and M N >= 288 (M + N). The split pass moves 16 bytes per element of A
+  // and B and the tf32 kernel reads 12, against 2 M N K flops at the FFMA rate saved: past that
+  // bound the flops saved outweigh the bytes at the H200's rates (64 x 4096 x 4096 ran 189 us
+  // against the SIMT tiles' and cuBLAS's 59; perf-notes.md, "Rung 22"). With the tile classes of
+  // the tensor rules.
+  kF32TensorWave,     // and kWaveOf128x256
+  kF32TensorUnder,    // and kUnderSms128
+  kF32Tensor,
   kAlways,
 };
 enum class BNeeds : std::uint8_t { kAny, kRowMajor, kColMajor };
@@ -115,11 +132,17 @@ struct Rule {
 //  - few 64x64 tiles with row-major B and M <= N: the skinny tile, which copies B 16 bytes at a
 //    time (with column-major B it copies B 4 bytes at a time and lost to small split-K).
 //  - the rest: the 64x64 tile, splitting K itself when its tiles are too few.
+// Where set_fp32_math allows three tf32 products (rung 22) and the product is large against its
+// operands (kF32Tensor), those run ahead of every tile rule, in the tensor rules' tiles: 128x256
+// from about a wave of it, 128x64 where 128x128 tiles leave SMs idle, 128x128 between.
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kSkinny, BNeeds::kAny, "tuned", 16, 64, 32, true, ""},
+    {When::kF32TensorWave, BNeeds::kAny, "wgmma_3xtf32", 128, 256, 0, true, ""},
+    {When::kF32TensorUnder, BNeeds::kAny, "wgmma_3xtf32", 128, 64, 0, true, ""},
+    {When::kF32Tensor, BNeeds::kAny, "wgmma_3xtf32", 128, 128, 0, true, ""},
     {When::kWaveOf128x256Full, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false,
      "lean_mid"},
     {When::kWaveOf128x256Full, BNeeds::kColMajor, "cp_async", 128, 256, 8, false,
@@ -259,7 +282,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kCopiesPay:
       return p.k >= 128 || (p.k >= 16 && p.m * p.n * p.k >= (std::int64_t{1} << 23));
     case When::kLongKFewTiles:
-      return p.k >= 4 * std::max(p.m, p.n) && 2 * tiles(p, 128, 128) <= sms;
+      return p.k >= 4 * std::max(p.m, p.n) && 2 * tiles(p, 128, 128) <= sms &&
+             p.m * p.n * p.k >= (std::int64_t{1} << 27);
     case When::kUnderWave128:
       return p.k >= 1024 && std::min(p.m, p.n) >= 64 &&
              p.m * p.n * p.k >= (std::int64_t{1} << 29) && tiles(p, 128, 128) < 2 * sms;
@@ -269,6 +293,13 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 8 && p.k >= 128;
     case When::kFewTiles64MLeN:
       return 2 * tiles(p, 64, 64) <= sms && p.m <= p.n;
+    case When::kF32Tensor:
+      return fp32_math() == Fp32Math::kThreeTf32 && std::min(p.m, p.n) > 32 &&
+             p.m * p.n >= 288 * (p.m + p.n);
+    case When::kF32TensorWave:
+      return holds(When::kF32Tensor, p, sms) && holds(When::kWaveOf128x256, p, sms);
+    case When::kF32TensorUnder:
+      return holds(When::kF32Tensor, p, sms) && holds(When::kUnderSms128, p, sms);
     case When::kAlways:
       return true;
   }
@@ -307,9 +338,10 @@ struct ChoiceKey {
   tune::EntryKey problem;
   std::int64_t lda = 0, ldb = 0, ldc = 0;
   int device = 0, cc = 0;
+  Fp32Math math = Fp32Math::kSimt;
   bool operator==(const ChoiceKey& o) const {
     return problem == o.problem && lda == o.lda && ldb == o.ldb && ldc == o.ldc &&
-           device == o.device && cc == o.cc;
+           device == o.device && cc == o.cc && math == o.math;
   }
 };
 struct ChoiceKeyHash {
@@ -328,6 +360,7 @@ struct ChoiceKeyHash {
         static_cast<std::uint64_t>(e.lc));
     mix((static_cast<std::uint64_t>(e.align_a) << 16) |
         (static_cast<std::uint64_t>(e.align_b) << 8) | static_cast<std::uint64_t>(e.align_c));
+    mix(static_cast<std::uint64_t>(k.math));
     mix((static_cast<std::uint64_t>(e.beta_zero) << 40) |
         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.device)) << 8) |
         static_cast<std::uint64_t>(k.cc));
@@ -362,7 +395,35 @@ class ChoiceCache {
 
 const KernelInfo* select_uncached(const Problem& problem, int cc);
 
+// Whether auto may run the kernel under the fp32 math setting (the rules ask for rung 22 only
+// where it is allowed; the tune table and the fallback go through this).
+bool allowed(const KernelInfo& k) {
+  return k.family != "wgmma_3xtf32" || fp32_math() == Fp32Math::kThreeTf32;
+}
+
+std::atomic<int>& fp32_math_setting() {
+  static std::atomic<int> setting{[] {
+    const char* v = std::getenv("TILEGEMM_FP32_MATH");
+    const std::string_view text = v != nullptr ? v : "";
+    if (text == "3xtf32") return static_cast<int>(Fp32Math::kThreeTf32);
+    if (!text.empty() && text != "simt") {
+      std::fprintf(stderr, "tilegemm: TILEGEMM_FP32_MATH='%s' is neither 'simt' nor '3xtf32': "
+                   "fp32 stays on the CUDA cores\n", v);
+    }
+    return static_cast<int>(Fp32Math::kSimt);
+  }()};
+  return setting;
+}
+
 }  // namespace
+
+void set_fp32_math(Fp32Math math) {
+  fp32_math_setting().store(static_cast<int>(math), std::memory_order_relaxed);
+}
+
+Fp32Math fp32_math() {
+  return static_cast<Fp32Math>(fp32_math_setting().load(std::memory_order_relaxed));
+}
 
 const KernelInfo* select_kernel(const Problem& problem, int cc) {
   static ChoiceCache cache;
@@ -376,6 +437,7 @@ const KernelInfo* select_kernel(const Problem& problem, int cc) {
     key.device = -1;
   }
   key.cc = cc;
+  key.math = fp32_math();
   const std::uint64_t generation = tune::generation();
   const KernelInfo* chosen = nullptr;
   if (cache.find(key, generation, &chosen) &&
@@ -390,8 +452,11 @@ const KernelInfo* select_kernel(const Problem& problem, int cc) {
 namespace {
 
 const KernelInfo* select_uncached(const Problem& problem, int cc) {
-  // A measured winner for exactly this problem on this GPU (tilegemm/tune.hpp) beats any rule.
-  if (const KernelInfo* tuned = tune::lookup(problem, cc)) return tuned;
+  // A measured winner for exactly this problem on this GPU (tilegemm/tune.hpp) beats any rule;
+  // one computed as three tf32 products only where set_fp32_math allows those.
+  if (const KernelInfo* tuned = tune::lookup(problem, cc)) {
+    if (allowed(*tuned)) return tuned;
+  }
   const std::vector<const KernelInfo*> candidates = kernels_for(problem.types(), cc);
   const KernelInfo* k = problem.a.dtype == DType::kF32
                             ? apply_rules(kSimtRules, problem, candidates)
@@ -400,6 +465,7 @@ const KernelInfo* select_uncached(const Problem& problem, int cc) {
   // Highest rung first: each rung is meant to be faster than the one below it, and every
   // family refuses through can_implement what it cannot do (types included).
   for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
+    if (!allowed(**it)) continue;
     if ((*it)->can_implement(problem)) return *it;
   }
   return nullptr;

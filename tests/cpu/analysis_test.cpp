@@ -285,6 +285,11 @@ TEST(Roofline, PeaksPerType) {
   const ta::Peak tensor = ta::peak_for(spec("h200"), DType::kBF16, OpClass::kMmaSync);
   EXPECT_EQ(tensor.label, "BF16 tensor");
   EXPECT_TRUE(tensor.tensor);
+  // fp32 on the tensor cores is three tf32 products (rung 22): a third of the TF32 peak.
+  const ta::Peak x3 = ta::peak_for(spec("h200"), DType::kF32, OpClass::kWgmma);
+  EXPECT_EQ(x3.tflops, 495.0 / 3.0);
+  EXPECT_EQ(x3.label, "3xTF32 tensor");
+  EXPECT_TRUE(x3.tensor);
   // Without a kernel: f32 on the FP32 pipe, the tensor types on tensor cores.
   EXPECT_EQ(ta::default_op_class(DType::kF32), OpClass::kSimt);
   for (DType d : {DType::kTF32, DType::kBF16, DType::kF16}) {

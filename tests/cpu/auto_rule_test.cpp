@@ -81,6 +81,33 @@ TEST(AutoRule, FewerThanTwo128x128TilesPerSmSplitKToFillTheWaves) {
       << odd;
 }
 
+// With set_fp32_math(kThreeTf32), on sm_90, an fp32 product with M and N past 32 and
+// M N >= 288 (M + N) runs as three tf32 products (rung 22), in the tile of the tensor rules'
+// shape class, at any pitch or alignment; the shapes bound by one operand's bytes keep the CUDA
+// cores, and so does every shape by default.
+TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopperWhenAllowed) {
+  if (find_kernel("wgmma_3xtf32_128x128x32_s6_ts") == nullptr) GTEST_SKIP() << "built without sm_90a";
+  ASSERT_EQ(fp32_math(), Fp32Math::kSimt) << "the default (TILEGEMM_FP32_MATH unset)";
+  EXPECT_TRUE(starts_with(chosen(4096, 4096, 4096), "cp_async_128x256x"));
+  set_fp32_math(Fp32Math::kThreeTf32);
+  for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
+    EXPECT_EQ(chosen(4096, 4096, 4096, lb), "wgmma_3xtf32_128x256x32_s4_ts");
+    EXPECT_EQ(chosen(4095, 4095, 4095, lb, 1), "wgmma_3xtf32_128x256x32_s4_ts");
+    EXPECT_EQ(chosen(1536, 1536, 1536, lb), "wgmma_3xtf32_128x128x32_s6_ts");
+    EXPECT_EQ(chosen(1000, 1000, 1000, lb), "wgmma_3xtf32_128x64x32_s8_ts");
+    EXPECT_EQ(chosen(5948, 599, 333, lb), "wgmma_3xtf32_128x256x32_s4_ts");
+    EXPECT_EQ(chosen(640, 2000, 1000, lb), "wgmma_3xtf32_128x128x32_s6_ts");
+    // bound by the bytes of the split operands: the CUDA cores
+    EXPECT_TRUE(starts_with(chosen(139, 5420, 288, lb), "tuned_")) << chosen(139, 5420, 288, lb);
+    EXPECT_TRUE(starts_with(chosen(64, 4096, 4096, lb), "tuned_")) << chosen(64, 4096, 4096, lb);
+    EXPECT_EQ(chosen(1, 8192, 8192, lb), "gemv");
+    EXPECT_EQ(chosen(2, 8192, 8192, lb), "narrow_n4");
+    EXPECT_EQ(chosen(3404, 5730, 1, lb), "thin_k");
+  }
+  set_fp32_math(Fp32Math::kSimt);
+  EXPECT_TRUE(starts_with(chosen(4096, 4096, 4096), "cp_async_128x256x"));
+}
+
 TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
   // M or N of 2..4: narrow_n4 at any K, in both orientations and B layouts; wider, the SIMT
   // tiles (as fast or faster on the random shapes)
@@ -127,6 +154,8 @@ TEST(AutoRule, SmallAndSkinnyShapes) {
   const std::string tall = chosen(512, 256, 512);
   EXPECT_TRUE(starts_with(tall, "tuned_small_") && ends_with(tall, "_splitk")) << tall;
   EXPECT_TRUE(starts_with(chosen(512, 512, 65536), "tuned_longk_"));
+  // a tiny long-K product (under 2^27 multiply-adds) is not split to fill the waves
+  EXPECT_EQ(chosen(35, 101, 1236).find("tuned_longk_"), std::string::npos) << chosen(35, 101, 1236);
 }
 
 // A matrix-vector product (M or N of 1) goes to the gemv family in every type and layout, a

@@ -45,12 +45,16 @@ TEST(Registry, EveryEntryIsComplete) {
     EXPECT_GE(k.desc.align_b, 1);
     EXPECT_GE(k.desc.align_c, 1);
     // SIMT kernels compute fp32 (the matrix-vector, thin-K and narrow families every type as
-    // well, in fp32 math: their speed is a memory stream); tensor-core kernels never claim plain
-    // fp32 (no silent tf32)
+    // well, in fp32 math: their speed is a memory stream); tensor-core kernels claim plain fp32
+    // only as three tf32 products (rung 22, verified at the fp32 tolerance), never as one (no
+    // silent tf32), and then fp32 alone
     if (k.desc.op_class == OpClass::kSimt) {
       if (k.family != "gemv" && k.family != "thin_k" && k.family != "narrow") {
         EXPECT_EQ(k.desc.types.size(), 1u);
       }
+      EXPECT_TRUE(k.desc.computes({DType::kF32, DType::kF32}));
+    } else if (k.family == "wgmma_3xtf32") {
+      EXPECT_EQ(k.desc.types.size(), 1u);
       EXPECT_TRUE(k.desc.computes({DType::kF32, DType::kF32}));
     } else {
       EXPECT_FALSE(k.desc.computes({DType::kF32, DType::kF32}));
@@ -170,9 +174,10 @@ TEST(Registry, AutoChoosesOnlyKernelsOfTheProblemsTypesAndGpu) {
         EXPECT_TRUE(k->desc.computes(t)) << k->name << " for " << gemm_types_name(t);
         EXPECT_TRUE(k->desc.runs_on(cc)) << k->name << " on cc " << cc;
         EXPECT_TRUE(k->can_implement(p)) << k->name;
-        // tf32 math only when asked: an fp32 problem never goes to a tensor-core kernel
-        if (t.ab == DType::kF32) {
-          EXPECT_EQ(k->desc.op_class, OpClass::kSimt) << k->name;
+        // tf32 math only when asked: an fp32 problem goes to the CUDA cores or to three tf32
+        // products (rung 22), never to one
+        if (t.ab == DType::kF32 && k->desc.op_class != OpClass::kSimt) {
+          EXPECT_EQ(k->family, "wgmma_3xtf32") << k->name;
         }
       }
     }

@@ -497,14 +497,20 @@ TEST_F(TuneCache, AutoTakesTheCachedKernelWhenItCanImplementTheProblem) {
 
   const tune::FileKey key = test_key();
   ASSERT_NE(find_kernel("vectorized_128x128x8_8x8"), nullptr);
-  tune::store(dir_, key,
-              {entry(tune::entry_key(p), "naive"),
-               // needs 16-byte alignment: cannot implement the misaligned problem
-               entry(tune::entry_key(off), "vectorized_128x128x8_8x8"),
-               // no such kernel
-               entry(tune::entry_key(other_shape), "no_such_kernel_x"),
-               // an f32 kernel for a bf16 problem
-               entry(tune::entry_key(bf16), "naive")});
+  std::vector<tune::Entry> entries = {
+      entry(tune::entry_key(p), "naive"),
+      // needs 16-byte alignment: cannot implement the misaligned problem
+      entry(tune::entry_key(off), "vectorized_128x128x8_8x8"),
+      // no such kernel
+      entry(tune::entry_key(other_shape), "no_such_kernel_x"),
+      // an f32 kernel for a bf16 problem
+      entry(tune::entry_key(bf16), "naive")};
+  // three tf32 products (rung 22), taken only where set_fp32_math allows them
+  const char* x3 = "wgmma_3xtf32_128x128x32_s6_ts";
+  const Problem x3_shape = Problem::make(3000, 3000, 3000, g_buf, g_buf, g_buf);
+  const KernelInfo* x3_by_rules = choose(x3_shape);
+  if (find_kernel(x3) != nullptr) entries.push_back(entry(tune::entry_key(x3_shape), x3));
+  tune::store(dir_, key, entries);
   lookup_on();
   tune::reload_for(key);
   EXPECT_TRUE(tune::active_tables().enabled);
@@ -516,6 +522,12 @@ TEST_F(TuneCache, AutoTakesTheCachedKernelWhenItCanImplementTheProblem) {
   EXPECT_EQ(tune::lookup(off, 90), nullptr);
   EXPECT_EQ(choose(other_shape), other_by_rules);
   EXPECT_EQ(choose(bf16), bf16_by_rules);
+  if (find_kernel(x3) != nullptr) {
+    EXPECT_EQ(choose(x3_shape), x3_by_rules);
+    set_fp32_math(Fp32Math::kThreeTf32);
+    EXPECT_EQ(choose(x3_shape)->name, x3);
+    set_fp32_math(Fp32Math::kSimt);
+  }
   // The table is for compute capability 9.0: another GPU's choice is the rules'.
   EXPECT_EQ(tune::lookup(p, 80), nullptr);
   // beta != 0 is another entry key.

@@ -1,0 +1,216 @@
+// Rung 22: fp32 products on the tensor cores, as three tf32 products (sm_90a).
+//
+// The SIMT ladder (rungs 1-9) tops out near the CUDA cores' fp32 peak; the tensor cores run tf32
+// at several times that, but a tf32 operand keeps only 11 of fp32's 24 significant bits. Split
+// each fp32 element x into a tf32 part and a tf32 remainder,
+//     big(x) = tf32(x),   small(x) = tf32(x - big(x))    (x - big(x) is exact in fp32),
+// and a b = big(a) big(b) + big(a) small(b) + small(a) big(b) + small(a) small(b): the first
+// three products carry about 22 significant bits of each operand, and the dropped fourth is at
+// most 2^-22 |a b| (both remainders are at most half a tf32 ulp). The tensor cores form each
+// product exactly (two 11-bit significands) and add in fp32, so the result is an fp32-class
+// GEMM, verified against the fp64 reference at the fp32 tolerance like the SIMT kernels
+// (testbed.cu). The idea is CUTLASS's "3xTF32" (its fast-accurate fp32 GEMM on tensor cores).
+//
+// How this rung runs it: no new main loop. The three products of a row of A and a column of B
+// are one dot product of length 3K over the concatenations
+//     A' = [ small(A) | big(A) | big(A) ]        (M lines of 3 Kp, K-major)
+//     B' = [ big(B) ; small(B) ; big(B) ]        (N lines of 3 Kp, K-major)
+// (Kp: K rounded up to the 32-element tf32 k-tile, zeros past K; the remainder terms come first,
+// while the accumulator is still small). One launch writes A' and B' into the library's stream
+// workspace (each operand read once, in any layout, leading dimension and alignment, and written
+// three times at a 128-byte multiple pitch), then rung 15's tf32 kernel (rung 18's one-consumer
+// tile for small M or N) computes C = alpha A' B' + beta C on them as the copy's programmatic
+// dependent, with its own split-K and epilogue. The cost over one tf32 product: three times the
+// MMA work and the split pass (12 bytes written per element of A and B); docs/perf-notes.md,
+// "Rung 22", has the measured balance against cuBLAS's fp32 SIMT GEMM.
+//
+// Non-finite inputs: the remainder of an Inf or NaN is taken as 0, so Inf * finite stays Inf
+// (x - tf32(x) would be NaN); a finite x whose tf32 rounding overflows keeps its truncation.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "../../core/device_runtime.hpp"
+#include "../families.hpp"
+#include "wgmma_tma.cuh"
+
+namespace tilegemm::kernels {
+
+namespace {
+
+// One operand's split: `rows` lines (M for A, N for B) of k elements; element (r, c) of the line
+// view at src[r * ld + c] when k_contig, else at src[c * ld + r]. Destination line r holds three
+// segments of kp elements at dst + r * 3 kp: segment `small_segment` the remainders, the other two
+// the tf32 parts, zeros from k to kp. `tiles`: the 32 x 32 tiles of the line view.
+struct SplitJob {
+  const float* src;
+  float* dst;
+  std::int64_t ld, rows, k, kp, tiles;
+  int k_contig;
+  int small_segment;
+};
+
+constexpr int kSplitThreads = 256;
+// Stands in for the workspace's address where only its alignment matters (can_implement).
+alignas(16) const unsigned char kAligned[16] = {};
+constexpr int kSplitKTile = 32;  // the tf32 wgmma k-tile (128 bytes): Kp is a multiple of it
+
+__device__ __forceinline__ float tf32_round(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return __uint_as_float(r);
+}
+
+// The tf32 part and the tf32 remainder of x (see the file comment for Inf and NaN).
+__device__ __forceinline__ float2 split_tf32(float x) {
+  float big = tf32_round(x);
+  if (isinf(big) && !isinf(x)) big = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+  const float small = isfinite(big) ? tf32_round(x - big) : 0.0f;
+  return make_float2(big, small);
+}
+
+// Splits A's and B's 32 x 32 tiles (a grid-stride loop over both jobs): each tile read through
+// shared memory in the source's contiguous direction (coalesced either way) and written as three
+// coalesced 128-byte line pieces per line. Then lets the dependent GEMM launch start; it waits
+// for this grid's memory in griddepcontrol.wait before reading A' or B'.
+__global__ void __launch_bounds__(kSplitThreads) split_3xtf32_kernel(const SplitJob a,
+                                                                     const SplitJob b) {
+  __shared__ float tile[32][33];
+  const int tx = static_cast<int>(threadIdx.x) % 32;
+  const int ty = static_cast<int>(threadIdx.x) / 32;  // 0..7
+  const std::int64_t total = a.tiles + b.tiles;
+  for (std::int64_t t = blockIdx.x; t < total; t += gridDim.x) {
+    const bool in_a = t < a.tiles;
+    const SplitJob& j = in_a ? a : b;
+    const std::int64_t u = in_a ? t : t - a.tiles;
+    const std::int64_t k_tiles = j.kp / kSplitKTile;
+    const std::int64_t r0 = (u / k_tiles) * 32;
+    const std::int64_t c0 = (u % k_tiles) * kSplitKTile;
+#pragma unroll
+    for (int i = 0; i < 32; i += 8) {
+      if (j.k_contig) {
+        const std::int64_t r = r0 + ty + i, c = c0 + tx;
+        tile[ty + i][tx] = r < j.rows && c < j.k ? __ldg(j.src + r * j.ld + c) : 0.0f;
+      } else {
+        const std::int64_t c = c0 + ty + i, r = r0 + tx;
+        tile[tx][ty + i] = r < j.rows && c < j.k ? __ldg(j.src + c * j.ld + r) : 0.0f;
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < 32; i += 8) {
+      const std::int64_t r = r0 + ty + i;
+      if (r < j.rows) {
+        const float2 s = split_tf32(tile[ty + i][tx]);
+        float* line = j.dst + r * 3 * j.kp + c0 + tx;
+#pragma unroll
+        for (int seg = 0; seg < 3; ++seg) line[seg * j.kp] = seg == j.small_segment ? s.y : s.x;
+      }
+    }
+    __syncthreads();  // the tile is free for the next one
+  }
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+
+// The split of a problem with a row-major C (views::row_major_c): A' and B' as laid out in the
+// workspace, and the problem the tf32 kernel runs on them.
+struct SplitPlan3 {
+  std::int64_t kp = 0;
+  std::size_t a_bytes = 0, b_bytes = 0;  // each rounded up to 256 bytes
+};
+SplitPlan3 split_plan3(const Problem& q) {
+  SplitPlan3 s;
+  s.kp = views::round_up(q.k, kSplitKTile);
+  s.a_bytes = static_cast<std::size_t>(views::round_up(q.m * 3 * s.kp * 4, 256));
+  s.b_bytes = static_cast<std::size_t>(views::round_up(q.n * 3 * s.kp * 4, 256));
+  return s;
+}
+Problem on_split(const Problem& q, const SplitPlan3& s, const void* a_split, const void* b_split) {
+  Problem t = q;
+  t.k = 3 * s.kp;
+  t.a = ConstMatrixRef{a_split, Layout::kRowMajor, 3 * s.kp, DType::kTF32};  // M lines of 3 Kp
+  t.b = ConstMatrixRef{b_split, Layout::kColMajor, 3 * s.kp, DType::kTF32};  // N lines of 3 Kp
+  return t;
+}
+
+// The workspace the split operands may take: 4 GiB (8192^3 takes 1.5 GiB).
+constexpr std::size_t kMaxSplitBytes = std::size_t{1} << 32;
+
+template <class Cfg>
+bool can_implement_3xtf32(const Problem& problem) {
+  const Problem q = views::row_major_c(problem);
+  if (q.a.dtype != DType::kF32 || q.c.dtype != DType::kF32) return false;
+  const SplitPlan3 s = split_plan3(q);
+  if (s.a_bytes + s.b_bytes > kMaxSplitBytes) return false;
+  return hopper::can_implement<Cfg>(on_split(q, s, kAligned, kAligned));
+}
+
+SplitJob split_job(const void* src, std::int64_t ld, bool k_contig, std::int64_t rows,
+                   std::int64_t k, const SplitPlan3& s, void* dst, int small_segment) {
+  const std::int64_t tiles = views::ceil_div(rows, 32) * (s.kp / kSplitKTile);
+  return SplitJob{static_cast<const float*>(src), static_cast<float*>(dst), ld, rows, k, s.kp,
+                  tiles, k_contig ? 1 : 0, small_segment};
+}
+
+template <class Cfg>
+cudaError_t launch_3xtf32(const Problem& problem, cudaStream_t stream) {
+  const Problem q = views::row_major_c(problem);
+  const SplitPlan3 s = split_plan3(q);
+  const std::size_t split = s.a_bytes + s.b_bytes;
+  const std::size_t partials = hopper::split_k_bytes<Cfg>(on_split(q, s, kAligned, kAligned));
+  void* workspace = nullptr;
+  if (cudaError_t err = runtime::stream_workspace(split + partials, stream, &workspace);
+      err != cudaSuccess) {
+    return err;
+  }
+  unsigned char* a_split = static_cast<unsigned char*>(workspace);
+  unsigned char* b_split = a_split + s.a_bytes;
+  float* partial = partials > 0 ? reinterpret_cast<float*>(a_split + split) : nullptr;
+  // A': the remainders first; B': the remainders in the middle (paired with big(A)).
+  const SplitJob ja =
+      split_job(q.a.data, q.a.ld, views::a_k_contiguous(q), q.m, q.k, s, a_split, 0);
+  const SplitJob jb =
+      split_job(q.b.data, q.b.ld, views::b_k_contiguous(q), q.n, q.k, s, b_split, 1);
+  const auto blocks = static_cast<unsigned>(
+      std::min<std::int64_t>(ja.tiles + jb.tiles, 8LL * runtime::sm_count()));
+  split_3xtf32_kernel<<<blocks, kSplitThreads, 0, stream>>>(ja, jb);
+  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+  return hopper::launch_with<Cfg>(on_split(q, s, a_split, b_split), stream, partial, true);
+}
+
+template <class Cfg>
+KernelInfo describe_3xtf32(const char* tiles) {
+  KernelInfo k = hopper::describe<Cfg>(
+      "wgmma_3xtf32", 22,
+      std::string("fp32 as three tf32 products (3xTF32): A and B split into tf32 parts and "
+                  "remainders in one pass, then ") +
+          tiles);
+  k.name = "wgmma_3x" + Cfg::tag();  // wgmma_3xtf32_...
+  k.desc.types = {GemmTypes{DType::kF32, DType::kF32}};
+  k.desc.align_a = 1;  // the split pass reads any leading dimension and alignment
+  k.desc.align_b = 1;
+  k.can_implement = can_implement_3xtf32<Cfg>;
+  k.launch = launch_3xtf32<Cfg>;
+  k.device_function = [](const Problem& p) {
+    const Problem q = views::row_major_c(p);
+    return hopper::device_function<Cfg>(on_split(q, split_plan3(q), kAligned, kAligned));
+  };
+  return k;
+}
+
+}  // namespace
+
+void register_wgmma_3xtf32(Registry& r) {
+  using hopper::Config;
+  constexpr bool kTf32 = true, kTmaStore = true, kRegEpilogue = false;
+  constexpr int kOneConsumer = 1;
+  r.push_back(describe_3xtf32<Config<256, 4, kTf32, 1, kTmaStore>>("rung 15's 128x256 tile"));
+  r.push_back(describe_3xtf32<Config<128, 6, kTf32, 1, kTmaStore>>("rung 15's 128x128 tile"));
+  r.push_back(describe_3xtf32<Config<64, 8, kTf32, 1, kTmaStore>>("rung 15's 128x64 tile"));
+  r.push_back(describe_3xtf32<Config<64, 13, kTf32, 1, kRegEpilogue, kOneConsumer>>(
+      "rung 18's one-consumer 64x64 tile"));
+}
+
+}  // namespace tilegemm::kernels
