@@ -633,7 +633,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         done
       done
       grep -c "^ok " "$R/sanitize_3xtf32.log" | sed 's/^/sanitize 3xtf32 runs clean: /' | tee -a "$summary"
-      run_step x3_accuracy bench --kernels "auto,wgmma_3xtf32_128x128x32_s6_ts,tuned_large_128x128x8_w64x32_t8x8_s3" \
+      run_step x3_accuracy bench --kernels "auto,wgmma_3xtf32_128x128x32_s6_ts_p4,tuned_large_128x128x8_w64x32_t8x8_s3" \
         --dtype f32 --m 1024 --n 1024 --k 64,1024,16384,131072 --format json \
         --output "${TAG}_3xtf32-accuracy.json"
       run_step x3_square bench --kernels "auto,$X3,tuned_large_128x128x8_w64x32_t8x8_s3" --dtype f32 \
@@ -643,15 +643,15 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         --format json --output "${TAG}_3xtf32-square.json"
       ;;
     3xtf32-random)
-      # The random fp32 shapes of three seeds with auto allowed three tf32 products
-      # (TILEGEMM_FP32_MATH=3xtf32), then with the default math (the CUDA cores' rules).
+      # The random fp32 shapes of three seeds with auto's default math (three tf32 products
+      # where they pay), then on the CUDA cores alone (TILEGEMM_FP32_MATH=simt).
       for seed in 7 3 11; do
-        TILEGEMM_FP32_MATH=3xtf32 TILEGEMM_TUNE_CACHE=off bench_random "x3_random_s$seed" auto \
-          f32 "$seed" "${TAG}_3xtf32-random-f32-s$seed.json"
+        TILEGEMM_TUNE_CACHE=off bench_random "x3_random_s$seed" auto f32 "$seed" \
+          "${TAG}_3xtf32-random-f32-s$seed.json"
       done
       for seed in 7 3 11; do
-        TILEGEMM_TUNE_CACHE=off bench_random "simt_random_s$seed" auto f32 "$seed" \
-          "${TAG}_simt-random-f32-s$seed.json"
+        TILEGEMM_FP32_MATH=simt TILEGEMM_TUNE_CACHE=off bench_random "simt_random_s$seed" auto \
+          f32 "$seed" "${TAG}_simt-random-f32-s$seed.json"
       done
       ;;
     thin-k-pad)

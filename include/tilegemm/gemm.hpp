@@ -38,13 +38,14 @@ std::vector<const KernelInfo*> kernels_for(GemmTypes types, int cc);
 bool runs_on_current_device(const KernelInfo& kernel);
 
 // How `auto` may compute an fp32 product (A, B and C fp32):
-//  - kSimt (the default): on the CUDA cores, fp32 multiply-adds, as cuBLAS's default math.
-//  - kThreeTf32: also as three tf32 tensor-core products (rung 22, sm_90a) where the product is
-//    large enough for them to pay (docs/perf-notes.md, "Rung 22"): about 2.2-2.4x cuBLAS's SGEMM
-//    on large squares, with a relative error within the fp32 tolerance but several times
-//    cuBLAS's, growing with K (the tensor cores' fp32 adds; docs/ladder.md has the figures).
+//  - kThreeTf32 (the default): as three tf32 tensor-core products (rung 22, sm_90a) where the
+//    product is large against its operands (docs/perf-notes.md, "Rung 22"), on the CUDA cores
+//    elsewhere. Measured on an H200: about 2x cuBLAS's SGEMM on large squares; relative error
+//    1.3x SGEMM's at K = 64 and below it from K = 1024 up (a fifth of it at K = 131072: the
+//    tensor cores' sums go into a rounding fp32 accumulator every 4 k-tiles).
+//  - kSimt: on the CUDA cores only, fp32 multiply-adds as cuBLAS's default math.
 // Process-wide, read by every later `auto` choice; a kernel named explicitly runs its own math.
-// The environment variable TILEGEMM_FP32_MATH ("simt" or "3xtf32") sets it at start-up.
+// The environment variable TILEGEMM_FP32_MATH ("3xtf32" or "simt") sets it at start-up.
 enum class Fp32Math { kSimt, kThreeTf32 };
 void set_fp32_math(Fp32Math math);
 Fp32Math fp32_math();

@@ -780,6 +780,11 @@ NB_MODULE(_tilegemm, m) {
         "command"_a, "progress"_a.none());
   m.def("analyze", &analyze, "m"_a, "n"_a, "k"_a, "tile"_a, "kernel"_a, "dtype"_a, "out_dtype"_a,
         "layouts"_a, "device"_a, "regs"_a, "format"_a);
+  m.def("set_fp32_math_3xtf32", [](bool three_tf32) {
+    tilegemm::set_fp32_math(three_tf32 ? tilegemm::Fp32Math::kThreeTf32 : tilegemm::Fp32Math::kSimt);
+  });
+  m.def("fp32_math_is_3xtf32",
+        [] { return tilegemm::fp32_math() == tilegemm::Fp32Math::kThreeTf32; });
 
   m.def("_testing_device_view", &testing_device_view, "shape"_a, "strides"_a, "dtype"_a,
         "device"_a = 0, "address"_a = std::uintptr_t{1} << 20);

@@ -103,6 +103,7 @@ def test_analyze_text_is_the_clis():
     (lambda: tilegemm.bench("auto", [(4, 4, 4)], layouts=("row", "diag", "row")), "layouts"),
     (lambda: tilegemm.verify("naive", fuzz=-1), "fuzz"),
     (lambda: tilegemm.verify("naive", pads=(0, -1, 0), shapes=[(2, 2, 2)]), "pads"),
+    (lambda: tilegemm.set_fp32_math("tf32"), "math"),
 ])
 def test_lab_argument_errors_name_the_argument(call, arg):
     with pytest.raises(ValueError, match=f"argument '{arg}'"):
@@ -116,3 +117,17 @@ def test_lab_says_when_there_is_no_gpu(no_gpu):
         with pytest.raises(RuntimeError, match="no CUDA device found"):
             call()
     assert tilegemm.devices() == []
+
+
+def test_fp32_math_is_three_tf32_products_by_default_and_settable():
+    import os
+    if "TILEGEMM_FP32_MATH" not in os.environ:
+        assert tilegemm.fp32_math() == "3xtf32"
+    before = tilegemm.fp32_math()
+    try:
+        tilegemm.set_fp32_math("simt")
+        assert tilegemm.fp32_math() == "simt"
+        tilegemm.set_fp32_math("3xtf32")
+        assert tilegemm.fp32_math() == "3xtf32"
+    finally:
+        tilegemm.set_fp32_math(before)

@@ -4,6 +4,9 @@
                   stream=None, tf32=False)
         C = alpha * A @ B + beta * C on torch tensors or CuPy arrays on a CUDA device, through
         DLPack, by the C++ library (validated first; transposed views read in place).
+    tilegemm.set_fp32_math("3xtf32" | "simt"), tilegemm.fp32_math()
+        how kernel="auto" computes fp32 products (three tf32 products where they pay, the
+        default, or the CUDA cores only).
     tilegemm.kernels(), tilegemm.verify(...), tilegemm.bench(...), tilegemm.analyze(...)
         the lab: the registry, verification against the fp64 reference, timing beside cuBLAS,
         and the traffic/occupancy model, as records.
@@ -20,8 +23,10 @@ from ._api import (
     cuda_available,
     devices,
     element_tolerance,
+    fp32_math,
     gemm,
     kernels,
+    set_fp32_math,
     tolerance,
     verify,
 )

@@ -21,6 +21,8 @@ __all__ = [
     "verify",
     "bench",
     "analyze",
+    "set_fp32_math",
+    "fp32_math",
     "Testbed",
 ]
 
@@ -342,6 +344,21 @@ def _is_real(x):
 # ---------------------------------------------------------------------------------------------
 # The lab
 # ---------------------------------------------------------------------------------------------
+
+
+def set_fp32_math(math):
+    """How kernel="auto" computes fp32 products, process-wide: "3xtf32" (the default: as three
+    tf32 tensor-core products where that pays, on Hopper; error at or below cuBLAS SGEMM's from
+    K = 1024 up) or "simt" (the CUDA cores only). The C++ set_fp32_math; TILEGEMM_FP32_MATH sets
+    it at start-up."""
+    if math not in ("3xtf32", "simt"):
+        raise _error("set_fp32_math", "math", f"expected '3xtf32' or 'simt', got {math!r}")
+    _ext.set_fp32_math_3xtf32(math == "3xtf32")
+
+
+def fp32_math():
+    """The current fp32 math of kernel="auto": "3xtf32" or "simt" (set_fp32_math)."""
+    return "3xtf32" if _ext.fp32_math_is_3xtf32() else "simt"
 
 
 def cuda_available():

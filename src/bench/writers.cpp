@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "tilegemm/bench.hpp"
+#include "tilegemm/gemm.hpp"
 
 namespace tilegemm::bench {
 
@@ -382,7 +383,9 @@ json settings_json(const TimingOptions& timing, std::uint64_t seed) {
               {"max_noise_pct", timing.max_noise_pct},
               {"max_time_s", timing.max_time_s},
               {"cold", timing.cold},
-              {"seed", seed}};
+              {"seed", seed},
+              // how `auto` computed fp32 products (set_fp32_math, TILEGEMM_FP32_MATH)
+              {"fp32_math", fp32_math() == Fp32Math::kThreeTf32 ? "3xtf32" : "simt"}};
 }
 
 json to_json(const BenchReport& report) {

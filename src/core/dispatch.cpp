@@ -2,13 +2,14 @@
 //
 // Only kernels that compute the problem's exact element types and run on the GPU are candidates
 // (so tf32 math never replaces an fp32 problem's); fp32 as three tf32 products (rung 22) only
-// where set_fp32_math allows it (include/tilegemm/gemm.hpp). Within those, the shape rules below, held as
-// data, name kernels by their properties (family, block tile, split-K, main-loop variant), never
-// by instance name. The first rule whose shape class holds and that has a candidate able to
-// implement the problem wins; candidates are tried in registration order, which puts each
-// 16-byte-copy instance before its any-alignment twin, so an unaligned leading dimension or base
-// pointer falls to the twin, never to a refusal. If no rule fits, the highest rung that can
-// implement the problem runs (the naive kernel takes every fp32 problem whose grid fits).
+// where set_fp32_math allows it (include/tilegemm/gemm.hpp). Within those, the shape rules
+// below, held as data, name kernels by their properties (family, block tile, split-K, main-loop
+// variant), never by instance name. The first rule whose shape class holds and that has a
+// candidate able to implement the problem wins; candidates are tried in registration order,
+// which puts each 16-byte-copy instance before its any-alignment twin, so an unaligned leading
+// dimension or base pointer falls to the twin, never to a refusal. If no rule fits, the highest
+// rung that can implement the problem runs (the naive kernel takes every fp32 problem whose grid
+// fits).
 //
 // The fp32 thresholds come from the measured runs that docs/perf-notes.md records (rung 9 and
 // the third pass): which instance won in each shape class, on which B layout, and by how much.
@@ -87,13 +88,11 @@ enum class When : std::uint8_t {
   kNarrowTo4,       // min(M, N) <= 4
   kNarrowTo8K128,   // min(M, N) <= 8 and K >= 128
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
-  // fp32 on the tensor cores (rung 22, three tf32 products), only where set_fp32_math allows
-  // them: min(M, N) > 32 and M N >= 288 (M + N). The split pass moves 16 bytes per element of A
-  // and B and the tf32 kernel reads 12, against 2 M N K flops at the FFMA rate saved: past that
-  // bound the flops saved outweigh the bytes at the H200's rates (64 x 4096 x 4096 ran 189 us
-  // against the SIMT tiles' and cuBLAS's 59; perf-notes.md, "Rung 22"). With the tile classes of
-  // the tensor rules.
-  kF32TensorWave,     // and kWaveOf128x256
+  // fp32 on the tensor cores (rung 22, three tf32 products), where set_fp32_math allows them
+  // (the default): min(M, N) > 32 and M N >= 288 (M + N). The split pass moves 16 bytes per
+  // element of A and B and the tf32 kernel reads 12, against 2 M N K flops at the FFMA rate
+  // saved: past that bound the flops saved outweigh the bytes at the H200's rates (64 x 4096 x
+  // 4096 ran 189 us against cuBLAS's 59; perf-notes.md, "Rung 22").
   kF32TensorUnder,    // and kUnderSms128
   kF32Tensor,
   kAlways,
@@ -132,15 +131,14 @@ struct Rule {
 //  - few 64x64 tiles with row-major B and M <= N: the skinny tile, which copies B 16 bytes at a
 //    time (with column-major B it copies B 4 bytes at a time and lost to small split-K).
 //  - the rest: the 64x64 tile, splitting K itself when its tiles are too few.
-// Where set_fp32_math allows three tf32 products (rung 22) and the product is large against its
-// operands (kF32Tensor), those run ahead of every tile rule, in the tensor rules' tiles: 128x256
-// from about a wave of it, 128x64 where 128x128 tiles leave SMs idle, 128x128 between.
+// Where set_fp32_math allows three tf32 products (rung 22; the default) and the product is large
+// against its operands (kF32Tensor), those run ahead of every tile rule: the 128x64 tile where
+// 128x128 tiles leave SMs idle, else the 128x128 tile (rung 22 has no 128x256 tile).
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kSkinny, BNeeds::kAny, "tuned", 16, 64, 32, true, ""},
-    {When::kF32TensorWave, BNeeds::kAny, "wgmma_3xtf32", 128, 256, 0, true, ""},
     {When::kF32TensorUnder, BNeeds::kAny, "wgmma_3xtf32", 128, 64, 0, true, ""},
     {When::kF32Tensor, BNeeds::kAny, "wgmma_3xtf32", 128, 128, 0, true, ""},
     {When::kWaveOf128x256Full, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false,
@@ -296,8 +294,6 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kF32Tensor:
       return fp32_math() == Fp32Math::kThreeTf32 && std::min(p.m, p.n) > 32 &&
              p.m * p.n >= 288 * (p.m + p.n);
-    case When::kF32TensorWave:
-      return holds(When::kF32Tensor, p, sms) && holds(When::kWaveOf128x256, p, sms);
     case When::kF32TensorUnder:
       return holds(When::kF32Tensor, p, sms) && holds(When::kUnderSms128, p, sms);
     case When::kAlways:
@@ -405,12 +401,12 @@ std::atomic<int>& fp32_math_setting() {
   static std::atomic<int> setting{[] {
     const char* v = std::getenv("TILEGEMM_FP32_MATH");
     const std::string_view text = v != nullptr ? v : "";
-    if (text == "3xtf32") return static_cast<int>(Fp32Math::kThreeTf32);
-    if (!text.empty() && text != "simt") {
-      std::fprintf(stderr, "tilegemm: TILEGEMM_FP32_MATH='%s' is neither 'simt' nor '3xtf32': "
-                   "fp32 stays on the CUDA cores\n", v);
+    if (text == "simt") return static_cast<int>(Fp32Math::kSimt);
+    if (!text.empty() && text != "3xtf32") {
+      std::fprintf(stderr, "tilegemm: TILEGEMM_FP32_MATH='%s' is neither '3xtf32' nor 'simt': "
+                   "the default, 3xtf32\n", v);
     }
-    return static_cast<int>(Fp32Math::kSimt);
+    return static_cast<int>(Fp32Math::kThreeTf32);
   }()};
   return setting;
 }

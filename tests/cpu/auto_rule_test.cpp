@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "tilegemm/gemm.hpp"
@@ -13,8 +14,23 @@ namespace {
 
 alignas(16) float g_buf[8];
 
+// Sets the fp32 math for a scope and puts the previous setting back.
+class Fp32MathScope {
+ public:
+  explicit Fp32MathScope(Fp32Math math) : saved_(fp32_math()) { set_fp32_math(math); }
+  ~Fp32MathScope() { set_fp32_math(saved_); }
+  Fp32MathScope(const Fp32MathScope&) = delete;
+  Fp32MathScope& operator=(const Fp32MathScope&) = delete;
+
+ private:
+  Fp32Math saved_;
+};
+
+// The fp32 kernel auto takes; by default the CUDA cores' rules (set_fp32_math(kSimt)), which
+// most tests here pin down; Fp32TakesThreeTf32ProductsOnHopper asks for the tensor cores.
 std::string chosen(std::int64_t m, std::int64_t n, std::int64_t k, Layout lb = Layout::kRowMajor,
-                   int offset = 0) {
+                   int offset = 0, Fp32Math math = Fp32Math::kSimt) {
+  const Fp32MathScope scope(math);
   const Problem p = Problem::make(m, n, k, g_buf + offset, g_buf + offset, g_buf + offset, 1.0f,
                                   0.0f, Layout::kRowMajor, lb, Layout::kRowMajor);
   const KernelInfo* kernel = select_kernel(p);
@@ -81,31 +97,36 @@ TEST(AutoRule, FewerThanTwo128x128TilesPerSmSplitKToFillTheWaves) {
       << odd;
 }
 
-// With set_fp32_math(kThreeTf32), on sm_90, an fp32 product with M and N past 32 and
-// M N >= 288 (M + N) runs as three tf32 products (rung 22), in the tile of the tensor rules'
-// shape class, at any pitch or alignment; the shapes bound by one operand's bytes keep the CUDA
-// cores, and so does every shape by default.
-TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopperWhenAllowed) {
-  if (find_kernel("wgmma_3xtf32_128x128x32_s6_ts") == nullptr) GTEST_SKIP() << "built without sm_90a";
-  ASSERT_EQ(fp32_math(), Fp32Math::kSimt) << "the default (TILEGEMM_FP32_MATH unset)";
-  EXPECT_TRUE(starts_with(chosen(4096, 4096, 4096), "cp_async_128x256x"));
-  set_fp32_math(Fp32Math::kThreeTf32);
-  for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
-    EXPECT_EQ(chosen(4096, 4096, 4096, lb), "wgmma_3xtf32_128x256x32_s4_ts");
-    EXPECT_EQ(chosen(4095, 4095, 4095, lb, 1), "wgmma_3xtf32_128x256x32_s4_ts");
-    EXPECT_EQ(chosen(1536, 1536, 1536, lb), "wgmma_3xtf32_128x128x32_s6_ts");
-    EXPECT_EQ(chosen(1000, 1000, 1000, lb), "wgmma_3xtf32_128x64x32_s8_ts");
-    EXPECT_EQ(chosen(5948, 599, 333, lb), "wgmma_3xtf32_128x256x32_s4_ts");
-    EXPECT_EQ(chosen(640, 2000, 1000, lb), "wgmma_3xtf32_128x128x32_s6_ts");
-    // bound by the bytes of the split operands: the CUDA cores
-    EXPECT_TRUE(starts_with(chosen(139, 5420, 288, lb), "tuned_")) << chosen(139, 5420, 288, lb);
-    EXPECT_TRUE(starts_with(chosen(64, 4096, 4096, lb), "tuned_")) << chosen(64, 4096, 4096, lb);
-    EXPECT_EQ(chosen(1, 8192, 8192, lb), "gemv");
-    EXPECT_EQ(chosen(2, 8192, 8192, lb), "narrow_n4");
-    EXPECT_EQ(chosen(3404, 5730, 1, lb), "thin_k");
+// By default (set_fp32_math(kThreeTf32)), on sm_90, an fp32 product with M and N past 32 and
+// M N >= 288 (M + N) runs as three tf32 products (rung 22): the 128x64 tile where 128x128 tiles
+// leave SMs idle, else the 128x128 tile, at any pitch or alignment; the shapes bound by one
+// operand's bytes keep the CUDA cores, and so does every shape under kSimt.
+TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
+  if (find_kernel("wgmma_3xtf32_128x128x32_s6_ts_p4") == nullptr) {
+    GTEST_SKIP() << "built without sm_90a";
   }
-  set_fp32_math(Fp32Math::kSimt);
-  EXPECT_TRUE(starts_with(chosen(4096, 4096, 4096), "cp_async_128x256x"));
+  const char* getenv_math = std::getenv("TILEGEMM_FP32_MATH");
+  if (getenv_math == nullptr) {
+    EXPECT_EQ(fp32_math(), Fp32Math::kThreeTf32) << "the default";
+  }
+  constexpr Fp32Math kX3 = Fp32Math::kThreeTf32;
+  const std::string x128 = "wgmma_3xtf32_128x128x32_s6_ts_p4";
+  for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
+    EXPECT_EQ(chosen(4096, 4096, 4096, lb, 0, kX3), x128);
+    EXPECT_EQ(chosen(4095, 4095, 4095, lb, 1, kX3), x128);
+    EXPECT_EQ(chosen(1536, 1536, 1536, lb, 0, kX3), x128);
+    EXPECT_EQ(chosen(1000, 1000, 1000, lb, 0, kX3), "wgmma_3xtf32_128x64x32_s8_ts_p4");
+    EXPECT_EQ(chosen(5948, 599, 333, lb, 0, kX3), x128);
+    EXPECT_EQ(chosen(640, 2000, 1000, lb, 0, kX3), x128);
+    // bound by the bytes of the split operands: the CUDA cores
+    EXPECT_TRUE(starts_with(chosen(139, 5420, 288, lb, 0, kX3), "tuned_"));
+    EXPECT_TRUE(starts_with(chosen(64, 4096, 4096, lb, 0, kX3), "tuned_"));
+    EXPECT_EQ(chosen(1, 8192, 8192, lb, 0, kX3), "gemv");
+    EXPECT_EQ(chosen(2, 8192, 8192, lb, 0, kX3), "narrow_n4");
+    EXPECT_EQ(chosen(3404, 5730, 1, lb, 0, kX3), "thin_k");
+    // the CUDA cores only
+    EXPECT_TRUE(starts_with(chosen(4096, 4096, 4096, lb), "cp_async_128x256x"));
+  }
 }
 
 TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {

@@ -561,6 +561,8 @@ TEST(Writers, BenchJsonHasDeviceSettingsAndResults) {
   EXPECT_EQ(j["settings"]["max_noise_pct"], 0.0);
   EXPECT_EQ(j["settings"]["cold"], false);
   EXPECT_EQ(j["settings"]["seed"], 9);
+  EXPECT_EQ(j["settings"]["fp32_math"],
+            tilegemm::fp32_math() == tilegemm::Fp32Math::kThreeTf32 ? "3xtf32" : "simt");
   ASSERT_EQ(j["results"].size(), 3u);
   for (const nlohmann::json& row : j["results"]) {
     for (const char* key :

@@ -506,9 +506,12 @@ TEST_F(TuneCache, AutoTakesTheCachedKernelWhenItCanImplementTheProblem) {
       // an f32 kernel for a bf16 problem
       entry(tune::entry_key(bf16), "naive")};
   // three tf32 products (rung 22), taken only where set_fp32_math allows them
-  const char* x3 = "wgmma_3xtf32_128x128x32_s6_ts";
+  const char* x3 = "wgmma_3xtf32_128x128x32_s6_ts_p4";
   const Problem x3_shape = Problem::make(3000, 3000, 3000, g_buf, g_buf, g_buf);
-  const KernelInfo* x3_by_rules = choose(x3_shape);
+  const Fp32Math math = fp32_math();
+  set_fp32_math(Fp32Math::kSimt);
+  const KernelInfo* x3_by_simt_rules = choose(x3_shape);
+  set_fp32_math(math);
   if (find_kernel(x3) != nullptr) entries.push_back(entry(tune::entry_key(x3_shape), x3));
   tune::store(dir_, key, entries);
   lookup_on();
@@ -523,10 +526,12 @@ TEST_F(TuneCache, AutoTakesTheCachedKernelWhenItCanImplementTheProblem) {
   EXPECT_EQ(choose(other_shape), other_by_rules);
   EXPECT_EQ(choose(bf16), bf16_by_rules);
   if (find_kernel(x3) != nullptr) {
-    EXPECT_EQ(choose(x3_shape), x3_by_rules);
+    set_fp32_math(Fp32Math::kSimt);
+    EXPECT_EQ(choose(x3_shape), x3_by_simt_rules);
+    EXPECT_NE(x3_by_simt_rules->family, "wgmma_3xtf32");
     set_fp32_math(Fp32Math::kThreeTf32);
     EXPECT_EQ(choose(x3_shape)->name, x3);
-    set_fp32_math(Fp32Math::kSimt);
+    set_fp32_math(math);
   }
   // The table is for compute capability 9.0: another GPU's choice is the rules'.
   EXPECT_EQ(tune::lookup(p, 80), nullptr);

@@ -7,9 +7,13 @@
 // and a b = big(a) big(b) + big(a) small(b) + small(a) big(b) + small(a) small(b): the first
 // three products carry about 22 significant bits of each operand, and the dropped fourth is at
 // most 2^-22 |a b| (both remainders are at most half a tf32 ulp). The tensor cores form each
-// product exactly (two 11-bit significands) and add in fp32, so the result is an fp32-class
-// GEMM, verified against the fp64 reference at the fp32 tolerance like the SIMT kernels
-// (testbed.cu). The idea is CUTLASS's "3xTF32" (its fast-accurate fp32 GEMM on tensor cores).
+// product exactly (two 11-bit significands) and add in fp32, but their adds truncate: summed
+// over a whole K' in the tensor cores' accumulator, the error grew linearly with K (94x
+// cuBLAS's SGEMM error at K = 131072). So every 4 k-tiles the consumers add the accumulator into
+// a second one with rounding fp32 adds and restart it (Config::kPromote, in wgmma_tma.cuh); the
+// error is then fp32-class, verified against the fp64 reference at the fp32 tolerance like the
+// SIMT kernels (testbed.cu). The idea is CUTLASS's "3xTF32" (its fast-accurate fp32 GEMM on
+// tensor cores); the promotion is the one DeepGEMM applies to FP8's accumulation.
 //
 // How this rung runs it: no new main loop. The three products of a row of A and a column of B
 // are one dot product of length 3K over the concatenations
@@ -19,10 +23,11 @@
 // while the accumulator is still small). One launch writes A' and B' into the library's stream
 // workspace (each operand read once, in any layout, leading dimension and alignment, and written
 // three times at a 128-byte multiple pitch), then rung 15's tf32 kernel (rung 18's one-consumer
-// tile for small M or N) computes C = alpha A' B' + beta C on them as the copy's programmatic
-// dependent, with its own split-K and epilogue. The cost over one tf32 product: three times the
-// MMA work and the split pass (12 bytes written per element of A and B); docs/perf-notes.md,
-// "Rung 22", has the measured balance against cuBLAS's fp32 SIMT GEMM.
+// tile for small M or N), with the promotion, computes C = alpha A' B' + beta C on them as the
+// copy's programmatic dependent, with its own split-K and epilogue. No 128x256 tile: its
+// consumers' registers hold no second 64 x 256 accumulator. The cost over one tf32 product:
+// three times the MMA work and the split pass (12 bytes written per element of A and B);
+// docs/perf-notes.md, "Rung 22", has the measured balance against cuBLAS's fp32 SIMT GEMM.
 //
 // Non-finite inputs: the remainder of an Inf or NaN is taken as 0, so Inf * finite stays Inf
 // (x - tf32(x) would be NaN); a finite x whose tf32 rounding overflows keeps its truncation.
@@ -83,7 +88,7 @@ __global__ void __launch_bounds__(kSplitThreads) split_3xtf32_kernel(const Split
   const std::int64_t total = a.tiles + b.tiles;
   for (std::int64_t t = blockIdx.x; t < total; t += gridDim.x) {
     const bool in_a = t < a.tiles;
-    const SplitJob& j = in_a ? a : b;
+    const SplitJob j = in_a ? a : b;
     const std::int64_t u = in_a ? t : t - a.tiles;
     const std::int64_t k_tiles = j.kp / kSplitKTile;
     const std::int64_t r0 = (u / k_tiles) * 32;
@@ -186,7 +191,8 @@ KernelInfo describe_3xtf32(const char* tiles) {
       "wgmma_3xtf32", 22,
       std::string("fp32 as three tf32 products (3xTF32): A and B split into tf32 parts and "
                   "remainders in one pass, then ") +
-          tiles);
+          tiles + ", its sums added into a rounding fp32 accumulator every " +
+          std::to_string(Cfg::kPromote) + " k-tiles");
   k.name = "wgmma_3x" + Cfg::tag();  // wgmma_3xtf32_...
   k.desc.types = {GemmTypes{DType::kF32, DType::kF32}};
   k.desc.align_a = 1;  // the split pass reads any leading dimension and alignment
@@ -204,13 +210,19 @@ KernelInfo describe_3xtf32(const char* tiles) {
 
 void register_wgmma_3xtf32(Registry& r) {
   using hopper::Config;
-  constexpr bool kTf32 = true, kTmaStore = true, kRegEpilogue = false;
-  constexpr int kOneConsumer = 1;
-  r.push_back(describe_3xtf32<Config<256, 4, kTf32, 1, kTmaStore>>("rung 15's 128x256 tile"));
-  r.push_back(describe_3xtf32<Config<128, 6, kTf32, 1, kTmaStore>>("rung 15's 128x128 tile"));
-  r.push_back(describe_3xtf32<Config<64, 8, kTf32, 1, kTmaStore>>("rung 15's 128x64 tile"));
-  r.push_back(describe_3xtf32<Config<64, 13, kTf32, 1, kRegEpilogue, kOneConsumer>>(
-      "rung 18's one-consumer 64x64 tile"));
+  constexpr bool kTf32 = true, kTmaStore = true, kRegEpilogue = false, kTma = false;
+  constexpr int kOneConsumer = 1, kTwoConsumers = 2;
+  // Every 4 k-tiles (128 of the 3 Kp) the tensor cores' sum goes into a rounding accumulator
+  // (Config::kPromote): a second 64 x BN accumulator per consumer, which the 128x256 tile's
+  // registers do not hold.
+  constexpr int kPromote = 4;
+  r.push_back(describe_3xtf32<Config<128, 6, kTf32, 1, kTmaStore, kTwoConsumers, kTma, kPromote>>(
+      "rung 15's 128x128 tile"));
+  r.push_back(describe_3xtf32<Config<64, 8, kTf32, 1, kTmaStore, kTwoConsumers, kTma, kPromote>>(
+      "rung 15's 128x64 tile"));
+  r.push_back(
+      describe_3xtf32<Config<64, 13, kTf32, 1, kRegEpilogue, kOneConsumer, kTma, kPromote>>(
+          "rung 18's one-consumer 64x64 tile"));
 }
 
 }  // namespace tilegemm::kernels

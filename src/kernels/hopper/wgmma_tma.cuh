@@ -73,9 +73,14 @@ struct Tf32 {
 ///                     spans into the ring with cp.async and realign them in place into the
 ///                     swizzled layout, instead of one thread issuing TMA copies (rung 20:
 ///                     operands no tensor map can describe, without a copy pass)
+/// @tparam PROMOTE_    0, or every PROMOTE_ k-tiles the consumers add the tensor cores' sum
+///                     into a second accumulator with rounding fp32 adds and restart it: the
+///                     tensor cores' own fp32 adds truncate, an error linear in the K they
+///                     accumulate (rung 22, whose K is three times the product's)
 template <int BN_, int STAGES_, bool TF32_, int CLUSTER_ = 1, bool TMA_STORE_ = false,
-          int CONSUMERS_ = 2, bool REALIGN_ = false>
+          int CONSUMERS_ = 2, bool REALIGN_ = false, int PROMOTE_ = 0>
 struct Config {
+  static constexpr int kPromote = PROMOTE_;
   static constexpr int kConsumers = CONSUMERS_;
   static constexpr int BM = 64 * kConsumers;
   static constexpr int BN = BN_;
@@ -117,12 +122,15 @@ struct Config {
   static_assert(!REALIGN_ || (CLUSTER_ == 1 && BN <= 128),
                 "a realigning producer: no multicast, accumulators within the compiled registers");
   static_assert(kATileBytes % 1024 == 0, "B's region starts on a swizzle atom");
+  static_assert(PROMOTE_ == 0 || BN_ <= 128,
+                "a second accumulator of a 64 x 256 tile does not fit the consumers' registers");
 
   static std::string tag() {
     return std::string(TF32_ ? "tf32_" : "") + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
            std::to_string(BK) + "_s" + std::to_string(STAGES) +
            (CLUSTER_ > 1 ? "_c" + std::to_string(CLUSTER_) : std::string()) +
-           (TMA_STORE_ ? "_ts" : "") + (REALIGN_ ? "_ra" : "");
+           (TMA_STORE_ ? "_ts" : "") + (REALIGN_ ? "_ra" : "") +
+           (PROMOTE_ > 0 ? "_p" + std::to_string(PROMOTE_) : std::string());
   }
   static TileConfig tile_config() {
     TileConfig t;
@@ -919,6 +927,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   }
   float d[BN / 2];
+  // kPromote: the sum of the k-tiles before the current window, added with rounding fp32 adds.
+  float acc[Cfg::kPromote > 0 ? BN / 2 : 1];
   int stage = 0;
   int prev_stage = 0;
   std::uint32_t phase = 0;
@@ -938,7 +948,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int m0 = origin.x;
     const int n0 = origin.y;
     const int2 kr = k_range(unit);
+    if constexpr (Cfg::kPromote > 0) {
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
+    }
     for (int kt = kr.x; kt < kr.y; ++kt) {
+      // The first k-step of a tile, and with kPromote of each window, overwrites the
+      // accumulators (scale-d 0): no zeroing.
+      bool restart = kt == kr.x;
+      if constexpr (Cfg::kPromote > 0) {
+        restart = (kt - kr.x) % Cfg::kPromote == 0;
+        if (kt > kr.x && restart) {
+          wgmma_wait<0>();  // the window's wgmmas are done with d
+#pragma unroll
+          for (int i = 0; i < BN / 2; ++i) acc[i] += d[i];
+        }
+      }
       mbar_wait(full0 + 8 * stage, phase);
       const std::uint32_t a_base =
           ring + static_cast<std::uint32_t>(stage * Cfg::kStageBytes) + a_off;
@@ -959,7 +984,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
         for (int ks = 0; ks < KSTEPS; ++ks) {
           const std::uint64_t db = smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024);
-          Op::mma_rs(d, a[ks], db, (kt > kr.x || ks > 0) ? 1 : 0);
+          Op::mma_rs(d, a[ks], db, (!restart || ks > 0) ? 1 : 0);
         }
       } else {
         wgmma_fence();
@@ -971,8 +996,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const std::uint64_t db =
               B_K ? smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024)
                   : smem_desc(b_base + ks * Op::kInstK * RB, kChunkBytes, 1024);
-          // The first k-step of a tile overwrites the accumulators (scale-d 0): no zeroing.
-          Op::template mma<A_K ? 0 : 1, B_K ? 0 : 1>(d, da, db, (kt > kr.x || ks > 0) ? 1 : 0);
+          Op::template mma<A_K ? 0 : 1, B_K ? 0 : 1>(d, da, db, (!restart || ks > 0) ? 1 : 0);
         }
       }
       wgmma_commit();
@@ -997,6 +1021,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if constexpr (!A_RS) {
       wgmma_wait<0>();
       release_stage(prev_stage);
+    }
+    if constexpr (Cfg::kPromote > 0) {
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) d[i] += acc[i];
     }
     if (m0 >= p.m) continue;  // a cluster's tile-row past M: nothing to store
     if (unit >= p.whole_tiles) {
