@@ -6,7 +6,7 @@
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
-#        staged-store stream-one-launch 3xtf32 3xtf32-random, and
+#        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-random, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -641,6 +641,26 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         --shape 8192x8192x8192 --shape 4095x4095x4095 --shape 1931x1828x169 --shape 169x3579x1383 \
         --shape 35x101x1236 --shape 3383x42x6316 --shape 5948x599x333 --shape 64x4096x4096 \
         --format json --output "${TAG}_3xtf32-square.json"
+      ;;
+    3xtf32-rules)
+      # Where rung 22's rules hand over: thin K (K of 1..64) against thin_k, and a long K over
+      # few 128x128 tiles on the 128x64 tile against the 128x128 tile's split-K.
+      XK='thin_k,wgmma_3xtf32_128x128x32_s6_ts_p4,wgmma_3xtf32_128x64x32_s8_ts_p4,auto'
+      for lay in "col col col:4242x6657x39 2982x6722x29 3404x5730x1" \
+        "row col col:548x7190x30" "row col row:4002x1483x37 863x5519x27 8129x2242x2 7920x6669x3" \
+        "col row col:7155x5417x26" "row row col:330x3978x31" \
+        "row row row:1024x512x64 2048x2048x32 4096x4096x16 4096x4096x64 4096x4096x15 4096x4096x8"; do
+        read -r la lb lc <<<"${lay%%:*}"
+        shapes=()
+        for s in ${lay#*:}; do shapes+=(--shape "$s"); done
+        run_step "x3_thin_k_$la$lb$lc" bench --kernels "$XK" --dtype f32 --layout-a "$la" \
+          --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" --format json \
+          --output "${TAG}_3xtf32-thin-k-$la$lb$lc.json"
+      done
+      run_step x3_long_k bench --kernels "${XK#thin_k,}" --dtype f32 --shape 1024x1024x1024 \
+        --shape 1024x1024x2048 --shape 1024x1024x4096 --shape 1024x1024x8192 \
+        --shape 1024x1024x32768 --shape 768x768x16384 --shape 1000x1000x4000 \
+        --shape 1100x900x6000 --format json --output "${TAG}_3xtf32-long-k.json"
       ;;
     3xtf32-random)
       # The random fp32 shapes of three seeds with auto's default math (three tf32 products

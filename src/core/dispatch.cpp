@@ -93,7 +93,12 @@ enum class When : std::uint8_t {
   // element of A and B and the tf32 kernel reads 12, against 2 M N K flops at the FFMA rate
   // saved: past that bound the flops saved outweigh the bytes at the H200's rates (64 x 4096 x
   // 4096 ran 189 us against cuBLAS's 59; perf-notes.md, "Rung 22").
-  kF32TensorUnder,    // and kUnderSms128
+  // and 16 <= K <= 64: ahead of thin_k, which the 128x128 tile beat from K = 16 (4096 x 4096 x
+  // 64 39.0 against 100.3 us; K of 1..3 stays with thin_k: perf-notes.md, "Rung 22")
+  kF32TensorThinK,
+  // and kUnderSms128 with K < 2 max(M, N): with a longer K the 128x128 tile's own split-K beat
+  // the 128x64 tile (1024 x 1024 x 8192 237.6 against 276.1 us)
+  kF32TensorUnder,
   kF32Tensor,
   kAlways,
 };
@@ -133,9 +138,11 @@ struct Rule {
 //  - the rest: the 64x64 tile, splitting K itself when its tiles are too few.
 // Where set_fp32_math allows three tf32 products (rung 22; the default) and the product is large
 // against its operands (kF32Tensor), those run ahead of every tile rule: the 128x64 tile where
-// 128x128 tiles leave SMs idle, else the 128x128 tile (rung 22 has no 128x256 tile).
+// 128x128 tiles leave SMs idle and K is short, else the 128x128 tile (rung 22 has no 128x256
+// tile); with K of 16..64 ahead of thin_k too.
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kF32TensorThinK, BNeeds::kAny, "wgmma_3xtf32", 128, 128, 0, true, ""},
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kSkinny, BNeeds::kAny, "tuned", 16, 64, 32, true, ""},
@@ -294,8 +301,11 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kF32Tensor:
       return fp32_math() == Fp32Math::kThreeTf32 && std::min(p.m, p.n) > 32 &&
              p.m * p.n >= 288 * (p.m + p.n);
+    case When::kF32TensorThinK:
+      return holds(When::kF32Tensor, p, sms) && p.k >= 16 && p.k <= 64;
     case When::kF32TensorUnder:
-      return holds(When::kF32Tensor, p, sms) && holds(When::kUnderSms128, p, sms);
+      return holds(When::kF32Tensor, p, sms) && holds(When::kUnderSms128, p, sms) &&
+             p.k < 2 * std::max(p.m, p.n);
     case When::kAlways:
       return true;
   }

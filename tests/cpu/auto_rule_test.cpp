@@ -124,6 +124,12 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
     EXPECT_EQ(chosen(1, 8192, 8192, lb, 0, kX3), "gemv");
     EXPECT_EQ(chosen(2, 8192, 8192, lb, 0, kX3), "narrow_n4");
     EXPECT_EQ(chosen(3404, 5730, 1, lb, 0, kX3), "thin_k");
+    // thin K from 16 and a long K over few 128x128 tiles: the 128x128 tile
+    EXPECT_EQ(chosen(4096, 4096, 64, lb, 0, kX3), x128);
+    EXPECT_EQ(chosen(4096, 4096, 16, lb, 0, kX3), x128);
+    EXPECT_EQ(chosen(4096, 4096, 15, lb, 0, kX3), "thin_k");
+    EXPECT_EQ(chosen(1024, 1024, 8192, lb, 0, kX3), x128);
+    EXPECT_EQ(chosen(1024, 1024, 2047, lb, 0, kX3), "wgmma_3xtf32_128x64x32_s8_ts_p4");
     // the CUDA cores only
     EXPECT_TRUE(starts_with(chosen(4096, 4096, 4096, lb), "cp_async_128x256x"));
   }
