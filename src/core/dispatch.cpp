@@ -89,15 +89,15 @@ enum class When : std::uint8_t {
   kNarrowTo8K128,   // min(M, N) <= 8 and K >= 128
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   // fp32 on the tensor cores (rung 22, three tf32 products), where set_fp32_math allows them
-  // (the default): min(M, N) > 32 and M N >= 288 (M + N). The split pass moves 16 bytes per
-  // element of A and B and the tf32 kernel reads 12, against 2 M N K flops at the FFMA rate
-  // saved: past that bound the flops saved outweigh the bytes at the H200's rates (64 x 4096 x
-  // 4096 ran 189 us against cuBLAS's 59; perf-notes.md, "Rung 22").
-  // and 16 <= K <= 64: ahead of thin_k, which the 128x128 tile beat from K = 16 (4096 x 4096 x
-  // 64 39.0 against 100.3 us; K of 1..3 stays with thin_k: perf-notes.md, "Rung 22")
+  // (the default). kF32Tensor: min(M, N) > 32 and M N >= 288 (M + N). The split pass moves 16
+  // bytes per element of A and B and the tf32 kernel reads 12, against 2 M N K flops at the FFMA
+  // rate saved: past that bound the flops saved outweigh the bytes at the H200's rates (64 x
+  // 4096 x 4096 ran 189 us against cuBLAS's 59; perf-notes.md, "Rung 22").
+  // kF32TensorThinK: that and 16 <= K <= 64, ahead of thin_k, which the 128x128 tile beat from
+  // K = 16 (4096 x 4096 x 64 39.3 against 100.6 us; thin_k won at K <= 8 and keeps K < 16).
+  // kF32TensorUnder: that, kUnderSms128 and K < 2 max(M, N): with a longer K the 128x128 tile's
+  // own split-K beat the 128x64 tile (1024 x 1024 x 8192 235.0 against 273.7 us).
   kF32TensorThinK,
-  // and kUnderSms128 with K < 2 max(M, N): with a longer K the 128x128 tile's own split-K beat
-  // the 128x64 tile (1024 x 1024 x 8192 237.6 against 276.1 us)
   kF32TensorUnder,
   kF32Tensor,
   kAlways,
