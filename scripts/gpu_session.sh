@@ -6,7 +6,7 @@
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
-#        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-random, and
+#        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -661,6 +661,28 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         --shape 1024x1024x2048 --shape 1024x1024x4096 --shape 1024x1024x8192 \
         --shape 1024x1024x32768 --shape 768x768x16384 --shape 1000x1000x4000 \
         --shape 1100x900x6000 --format json --output "${TAG}_3xtf32-long-k.json"
+      ;;
+    3xtf32-mid)
+      # M N / (M + N) between 48 and 288, M and N past 32, K >= 16 (the random fp32 shapes of
+      # seeds 7, 3 and 11 below rung 22's bound): its three tiles beside the CUDA cores' choice
+      # (auto under TILEGEMM_FP32_MATH=simt, rules only), to place the bound.
+      XM='wgmma_3xtf32_128x128x32_s6_ts_p4,wgmma_3xtf32_128x64x32_s8_ts_p4'
+      XM="$XM,wgmma_3xtf32_64x64x32_s13_p4,auto"
+      for lay in "row col col:53x5574x527 81x350x110 243x3665x647" \
+        "col row row:55x3769x33 63x2318x3586 323x2583x525 576x471x161 1876x94x471 5065x262x3829" \
+        "col col row:70x220x24 169x3579x1383" \
+        "row row row:71x417x30 284x809x509 1025x125x46" \
+        "col col col:83x3000x541 101x329x4514 104x795x2044 123x130x42 163x282x46 269x113x322 562x75x247 2691x131x48" \
+        "col row col:131x4188x2207 5312x122x3719" \
+        "row row col:139x5420x288 581x431x293" \
+        "row col row:2033x330x420"; do
+        read -r la lb lc <<<"${lay%%:*}"
+        shapes=()
+        for s in ${lay#*:}; do shapes+=(--shape "$s"); done
+        TILEGEMM_FP32_MATH=simt TILEGEMM_TUNE_CACHE=off run_step "x3_mid_$la$lb$lc" bench \
+          --kernels "$XM" --dtype f32 --layout-a "$la" --layout-b "$lb" --layout-c "$lc" \
+          "${shapes[@]}" --format json --output "${TAG}_3xtf32-mid-$la$lb$lc.json"
+      done
       ;;
     3xtf32-random)
       # The random fp32 shapes of three seeds with auto's default math (three tf32 products

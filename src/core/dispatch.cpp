@@ -89,10 +89,13 @@ enum class When : std::uint8_t {
   kNarrowTo8K128,   // min(M, N) <= 8 and K >= 128
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   // fp32 on the tensor cores (rung 22, three tf32 products), where set_fp32_math allows them
-  // (the default). kF32Tensor: min(M, N) > 32 and M N >= 288 (M + N). The split pass moves 16
-  // bytes per element of A and B and the tf32 kernel reads 12, against 2 M N K flops at the FFMA
-  // rate saved: past that bound the flops saved outweigh the bytes at the H200's rates (64 x
-  // 4096 x 4096 ran 189 us against cuBLAS's 59; perf-notes.md, "Rung 22").
+  // (the default). kF32Tensor: min(M, N) > 32 and M N >= 288 (M + N), or M N >= 128 (M + N)
+  // with K >= 256, or M N >= 64 (M + N) with K >= 4 max(M, N). The split pass moves 16 bytes per
+  // element of A and B and the tf32 kernel reads 12, against 2 M N K flops at the FFMA rate
+  // saved: past 288 the flops saved outweigh the bytes at the H200's rates (64 x 4096 x 4096
+  // ran 189 us against cuBLAS's 59); the CUDA cores' tiles run well below that rate on small M
+  // or N with a longer K, where the lower bounds measured faster (169 x 3579 x 1383 77.3 against
+  // 105.4 us, 101 x 329 x 4514 27.1 against 41.5; perf-notes.md, "Rung 22").
   // kF32TensorThinK: that and 16 <= K <= 64, ahead of thin_k, which the 128x128 tile beat from
   // K = 16 (4096 x 4096 x 64 39.3 against 100.6 us; thin_k won at K <= 8 and keeps K < 16).
   // kF32TensorUnder: that, kUnderSms128 and K < 2 max(M, N): with a longer K the 128x128 tile's
@@ -298,9 +301,13 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 8 && p.k >= 128;
     case When::kFewTiles64MLeN:
       return 2 * tiles(p, 64, 64) <= sms && p.m <= p.n;
-    case When::kF32Tensor:
-      return fp32_math() == Fp32Math::kThreeTf32 && std::min(p.m, p.n) > 32 &&
-             p.m * p.n >= 288 * (p.m + p.n);
+    case When::kF32Tensor: {
+      if (fp32_math() != Fp32Math::kThreeTf32 || std::min(p.m, p.n) <= 32) return false;
+      const std::int64_t mn = p.m * p.n;
+      const std::int64_t sum = p.m + p.n;
+      return mn >= 288 * sum || (mn >= 128 * sum && p.k >= 256) ||
+             (mn >= 64 * sum && p.k >= 4 * std::max(p.m, p.n));
+    }
     case When::kF32TensorThinK:
       return holds(When::kF32Tensor, p, sms) && p.k >= 16 && p.k <= 64;
     case When::kF32TensorUnder:

@@ -118,9 +118,14 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
     EXPECT_EQ(chosen(1000, 1000, 1000, lb, 0, kX3), "wgmma_3xtf32_128x64x32_s8_ts_p4");
     EXPECT_EQ(chosen(5948, 599, 333, lb, 0, kX3), x128);
     EXPECT_EQ(chosen(640, 2000, 1000, lb, 0, kX3), x128);
-    // bound by the bytes of the split operands: the CUDA cores
-    EXPECT_TRUE(starts_with(chosen(139, 5420, 288, lb, 0, kX3), "tuned_"));
+    // bound by the bytes of the split operands, or too short a K: the CUDA cores
+    EXPECT_TRUE(starts_with(chosen(53, 5574, 527, lb, 0, kX3), "tuned_"));
     EXPECT_TRUE(starts_with(chosen(64, 4096, 4096, lb, 0, kX3), "tuned_"));
+    EXPECT_TRUE(starts_with(chosen(576, 471, 161, lb, 0, kX3), "tuned_"));
+    EXPECT_TRUE(starts_with(chosen(131, 4188, 2207, lb, 0, kX3), "tuned_"));
+    // small M or N with a longer K, where the CUDA cores' tiles run far below their peak
+    EXPECT_EQ(chosen(169, 3579, 1383, lb, 0, kX3).rfind("wgmma_3xtf32_", 0), 0u);
+    EXPECT_EQ(chosen(101, 329, 4514, lb, 0, kX3), x128);
     EXPECT_EQ(chosen(1, 8192, 8192, lb, 0, kX3), "gemv");
     EXPECT_EQ(chosen(2, 8192, 8192, lb, 0, kX3), "narrow_n4");
     EXPECT_EQ(chosen(3404, 5730, 1, lb, 0, kX3), "thin_k");
