@@ -6,7 +6,8 @@
 #        fuzz ladder ladder-colb cute ncu, and for the tensor-core rungs: fuzz-tensor
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
-#        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random, and
+#        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
+#        narrow-f32-mid, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -682,6 +683,21 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         TILEGEMM_FP32_MATH=simt TILEGEMM_TUNE_CACHE=off run_step "x3_mid_$la$lb$lc" bench \
           --kernels "$XM" --dtype f32 --layout-a "$la" --layout-b "$lb" --layout-c "$lc" \
           "${shapes[@]}" --format json --output "${TAG}_3xtf32-mid-$la$lb$lc.json"
+      done
+      ;;
+    narrow-f32-mid)
+      # fp32 products with M or N of 5..16 against a long other side (random seeds 7, 3, 11):
+      # rung 21's narrow products beside the CUDA cores' skinny tile that auto takes there.
+      XN='narrow_n8,narrow_n16,auto'
+      for lay in "row col row:6x2834x1188 6x7043x176 5x3291x47" "row row col:10x5235x6931" \
+        "col col col:14x5273x1186 375x5x2054" "col row col:5169x16x1413 8x5x1283" \
+        "col row row:1807x9x5441 474x10x365 35x5x5919" "col col row:2222x5x1091 2369x7x144"; do
+        read -r la lb lc <<<"${lay%%:*}"
+        shapes=()
+        for s in ${lay#*:}; do shapes+=(--shape "$s"); done
+        TILEGEMM_TUNE_CACHE=off run_step "narrow_f32_$la$lb$lc" bench --kernels "$XN" \
+          --dtype f32 --layout-a "$la" --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" \
+          --format json --output "${TAG}_narrow-f32-mid-$la$lb$lc.json"
       done
       ;;
     3xtf32-random)
