@@ -633,11 +633,14 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             33x1000x77 300x40x2000 513x257x129
         done
       done
-      grep -c "^ok " "$R/sanitize_3xtf32.log" | sed 's/^/sanitize 3xtf32 runs clean: /' | tee -a "$summary"
-      run_step x3_accuracy bench --kernels "auto,wgmma_3xtf32_128x128x32_s6_ts_p4,tuned_large_128x128x8_w64x32_t8x8_s3" \
+      grep -c "^ok " "$R/sanitize_3xtf32.log" | sed 's/^/sanitize 3xtf32 runs clean: /' |
+        tee -a "$summary"
+      X3ACC='auto,wgmma_3xtf32_128x128x32_s6_ts_p4,tuned_large_128x128x8_w64x32_t8x8_s3'
+      run_step x3_accuracy bench --kernels "$X3ACC" \
         --dtype f32 --m 1024 --n 1024 --k 64,1024,16384,131072 --format json \
         --output "${TAG}_3xtf32-accuracy.json"
-      run_step x3_square bench --kernels "auto,$X3,tuned_large_128x128x8_w64x32_t8x8_s3" --dtype f32 \
+      run_step x3_square bench --kernels "auto,$X3,tuned_large_128x128x8_w64x32_t8x8_s3" \
+        --dtype f32 \
         --shape 512x512x512 --shape 1024x1024x1024 --shape 2048x2048x2048 --shape 4096x4096x4096 \
         --shape 8192x8192x8192 --shape 4095x4095x4095 --shape 1931x1828x169 --shape 169x3579x1383 \
         --shape 35x101x1236 --shape 3383x42x6316 --shape 5948x599x333 --shape 64x4096x4096 \
@@ -650,7 +653,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       for lay in "col col col:4242x6657x39 2982x6722x29 3404x5730x1" \
         "row col col:548x7190x30" "row col row:4002x1483x37 863x5519x27 8129x2242x2 7920x6669x3" \
         "col row col:7155x5417x26" "row row col:330x3978x31" \
-        "row row row:1024x512x64 2048x2048x32 4096x4096x16 4096x4096x64 4096x4096x15 4096x4096x8"; do
+        "row row row:1024x512x64 2048x2048x32 4096x4096x16 4096x4096x64 4096x4096x15
+          4096x4096x8"; do
         read -r la lb lc <<<"${lay%%:*}"
         shapes=()
         for s in ${lay#*:}; do shapes+=(--shape "$s"); done
@@ -673,7 +677,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "col row row:55x3769x33 63x2318x3586 323x2583x525 576x471x161 1876x94x471 5065x262x3829" \
         "col col row:70x220x24 169x3579x1383" \
         "row row row:71x417x30 284x809x509 1025x125x46" \
-        "col col col:83x3000x541 101x329x4514 104x795x2044 123x130x42 163x282x46 269x113x322 562x75x247 2691x131x48" \
+        "col col col:83x3000x541 101x329x4514 104x795x2044 123x130x42 163x282x46
+          269x113x322 562x75x247 2691x131x48" \
         "col row col:131x4188x2207 5312x122x3719" \
         "row row col:139x5420x288 581x431x293" \
         "row col row:2033x330x420"; do

@@ -781,7 +781,8 @@ NB_MODULE(_tilegemm, m) {
   m.def("analyze", &analyze, "m"_a, "n"_a, "k"_a, "tile"_a, "kernel"_a, "dtype"_a, "out_dtype"_a,
         "layouts"_a, "device"_a, "regs"_a, "format"_a);
   m.def("set_fp32_math_3xtf32", [](bool three_tf32) {
-    tilegemm::set_fp32_math(three_tf32 ? tilegemm::Fp32Math::kThreeTf32 : tilegemm::Fp32Math::kSimt);
+    tilegemm::set_fp32_math(three_tf32 ? tilegemm::Fp32Math::kThreeTf32
+                                       : tilegemm::Fp32Math::kSimt);
   });
   m.def("fp32_math_is_3xtf32",
         [] { return tilegemm::fp32_math() == tilegemm::Fp32Math::kThreeTf32; });
