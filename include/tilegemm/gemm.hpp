@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -40,15 +41,18 @@ bool runs_on_current_device(const KernelInfo& kernel);
 // How `auto` may compute an fp32 product (A, B and C fp32):
 //  - kThreeTf32 (the default): as three tf32 tensor-core products (rung 22, sm_90a) where the
 //    product is large against its operands (docs/perf-notes.md, "Rung 22"), on the CUDA cores
-//    elsewhere. Measured on an H200: about 2x cuBLAS's SGEMM on large squares; relative error
-//    1.3x SGEMM's at K = 64 and below it from K = 1024 up (a fifth of it at K = 131072: the
-//    tensor cores' sums go into a rounding fp32 accumulator every 4 k-tiles).
+//    elsewhere: faster than cuBLAS's SGEMM on large products, with a relative error below
+//    SGEMM's except at the shortest K (the tensor cores' sums go into a rounding fp32
+//    accumulator every 4 k-tiles); the measurements are in docs/perf-notes.md, "Rung 22".
 //  - kSimt: on the CUDA cores only, fp32 multiply-adds as cuBLAS's default math.
 // Process-wide, read by every later `auto` choice; a kernel named explicitly runs its own math.
 // The environment variable TILEGEMM_FP32_MATH ("3xtf32" or "simt") sets it at start-up.
 enum class Fp32Math { kSimt, kThreeTf32 };
 void set_fp32_math(Fp32Math math);
 Fp32Math fp32_math();
+// Empty, or one line saying why TILEGEMM_FP32_MATH's current value is not taken (neither
+// "3xtf32" nor "simt"); the library only reports it, the CLI prints it.
+std::string fp32_math_env_note();
 
 // The kernel `auto` runs for this problem on a GPU of compute capability `cc`: only kernels
 // that compute the problem's exact element types (tf32 math only for a tf32 problem) and run on

@@ -18,9 +18,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 
@@ -78,8 +78,8 @@ enum class When : std::uint8_t {
   kUnderSms128Copies,
   kCopiesPay,
   // K >= 4 max(M, N), 128x128 tiles fill at most half the SMs, at least 2^27 multiply-adds
-  // (below, its wave-filling split of a tiny problem ran 35 x 101 x 1236 in 127 us against
-  // cuBLAS's 12-18: perf-notes.md, "Rung 22")
+  // (below, its wave-filling split of a tiny problem took several times cuBLAS's time:
+  // perf-notes.md, "Rung 22")
   kLongKFewTiles,
   // K >= 1024, min(M, N) >= 64, at least 2^29 multiply-adds, fewer 128x128 tiles than two
   // blocks per SM: where the tuned 128x128 tile's last wave would be mostly idle unless K is split.
@@ -92,14 +92,13 @@ enum class When : std::uint8_t {
   // (the default). kF32Tensor: min(M, N) > 32 and M N >= 288 (M + N), or M N >= 128 (M + N)
   // with K >= 256, or M N >= 64 (M + N) with K >= 4 max(M, N). The split pass moves 16 bytes per
   // element of A and B and the tf32 kernel reads 12, against 2 M N K flops at the FFMA rate
-  // saved: past 288 the flops saved outweigh the bytes at the H200's rates (64 x 4096 x 4096
-  // ran 189 us against cuBLAS's 59); the CUDA cores' tiles run well below that rate on small M
-  // or N with a longer K, where the lower bounds measured faster (169 x 3579 x 1383 77.3 against
-  // 105.4 us, 101 x 329 x 4514 27.1 against 41.5; perf-notes.md, "Rung 22").
+  // saved: past 288 the flops saved outweigh the bytes at the H200's rates; the CUDA cores'
+  // tiles run well below that rate on small M or N with a longer K, where rung 22 measured faster
+  // down to the lower bounds (perf-notes.md, "Rung 22" and "Rung 22's bound").
   // kF32TensorThinK: that and 16 <= K <= 64, ahead of thin_k, which the 128x128 tile beat from
-  // K = 16 (4096 x 4096 x 64 39.3 against 100.6 us; thin_k won at K <= 8 and keeps K < 16).
+  // K = 16 (thin_k won at K <= 8 and keeps K < 16; perf-notes.md, "Rung 22's rules").
   // kF32TensorUnder: that, kUnderSms128 and K < 2 max(M, N): with a longer K the 128x128 tile's
-  // own split-K beat the 128x64 tile (1024 x 1024 x 8192 235.0 against 273.7 us).
+  // own split-K beat the 128x64 tile (perf-notes.md, "Rung 22's rules").
   kF32TensorThinK,
   kF32TensorUnder,
   kF32Tensor,
@@ -414,17 +413,28 @@ bool allowed(const KernelInfo& k) {
   return k.family != "wgmma_3xtf32" || fp32_math() == Fp32Math::kThreeTf32;
 }
 
+// TILEGEMM_FP32_MATH as it reads now: the setting and, for a value that is neither, the
+// one-line note fp32_math_env_note() returns.
+struct Fp32MathEnv {
+  Fp32Math math = Fp32Math::kThreeTf32;
+  std::string note;
+};
+Fp32MathEnv fp32_math_env() {
+  Fp32MathEnv e;
+  const char* v = std::getenv("TILEGEMM_FP32_MATH");
+  const std::string_view text = v != nullptr ? v : "";
+  if (text == "simt") {
+    e.math = Fp32Math::kSimt;
+  } else if (!text.empty() && text != "3xtf32") {
+    e.note = "TILEGEMM_FP32_MATH='" + std::string(text) +
+             "' is neither '3xtf32' nor 'simt': the default, 3xtf32";
+  }
+  return e;
+}
+
+// Read from the environment once, on first use.
 std::atomic<int>& fp32_math_setting() {
-  static std::atomic<int> setting{[] {
-    const char* v = std::getenv("TILEGEMM_FP32_MATH");
-    const std::string_view text = v != nullptr ? v : "";
-    if (text == "simt") return static_cast<int>(Fp32Math::kSimt);
-    if (!text.empty() && text != "3xtf32") {
-      std::fprintf(stderr, "tilegemm: TILEGEMM_FP32_MATH='%s' is neither '3xtf32' nor 'simt': "
-                   "the default, 3xtf32\n", v);
-    }
-    return static_cast<int>(Fp32Math::kThreeTf32);
-  }()};
+  static std::atomic<int> setting{static_cast<int>(fp32_math_env().math)};
   return setting;
 }
 
@@ -437,6 +447,8 @@ void set_fp32_math(Fp32Math math) {
 Fp32Math fp32_math() {
   return static_cast<Fp32Math>(fp32_math_setting().load(std::memory_order_relaxed));
 }
+
+std::string fp32_math_env_note() { return fp32_math_env().note; }
 
 const KernelInfo* select_kernel(const Problem& problem, int cc) {
   static ChoiceCache cache;

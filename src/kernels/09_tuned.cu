@@ -232,7 +232,7 @@ cudaError_t launch_padded(const Problem& p, int raster_group, Split split, cudaS
                           bool& ran) {
   const Copy ca = pad_plan(p.a, p.m, p.k);
   const Copy cb = pad_plan(p.b, p.k, p.n);
-  const Problem planned = on_copies(p, ca, cb, kPadAligned, kPadAligned);
+  const Problem planned = on_copies(p, ca, cb);
   ran = cp_async::can_implement<Aligned>(planned);
   if (!ran) return cudaSuccess;
   // The copies, then (split K) the partial sums behind them: one workspace request for both.

@@ -129,9 +129,6 @@ struct Copy {
 // The copy runs in pad_pitch_kernel (lines as they are); a transposed copy is its caller's.
 inline bool by_lines(const Copy& c) { return c.needed && !c.transposed; }
 
-// Stands in for a copy's address where only its alignment matters (can_implement).
-alignas(16) inline const unsigned char kPadAligned[16] = {};
-
 // A copy of `rows` lines of `cols` elements at a pitch of whole 128-byte lines, padded to 256
 // bytes. A 16-byte pitch would do for the tensor maps, but the wgmma kernels read a pitch that
 // is an odd multiple of 16 bytes up to 40% slower (docs/perf-notes.md, "A pitch cliff of our
@@ -148,10 +145,11 @@ inline Copy sized_copy(DType dtype, std::int64_t rows, std::int64_t cols, bool t
   return c;
 }
 
-// The problem with each operand that has a copy pointing at it (at a_copy, b_copy; where only
-// alignment matters, kPadAligned): the copy's pitch, and for a transposed copy the other layout.
-inline Problem on_copies(const Problem& p, const Copy& ca, const Copy& cb, const void* a_copy,
-                         const void* b_copy) {
+// The problem with each operand that has a copy pointing at it (at a_copy, b_copy; left out
+// where only alignment matters): the copy's pitch, and for a transposed copy the other layout.
+inline Problem on_copies(const Problem& p, const Copy& ca, const Copy& cb,
+                         const void* a_copy = views::kAlignedStandIn,
+                         const void* b_copy = views::kAlignedStandIn) {
   Problem q = p;
   if (ca.needed) {
     q.a.data = a_copy;

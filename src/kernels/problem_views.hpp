@@ -83,6 +83,10 @@ auto dispatch_layouts(const Problem& p, F&& f) {
 
 // ---- Alignment ----------------------------------------------------------------------------------
 
+// Stands in for the address of a buffer the launcher allocates itself (a workspace copy of an
+// operand) where only its alignment matters: can_implement of a problem on that copy.
+alignas(16) inline const unsigned char kAlignedStandIn[16] = {};
+
 // The address is a multiple of `bytes` (a power of two: 4, 8, 16).
 inline bool aligned(const void* data, std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(data) % bytes == 0;

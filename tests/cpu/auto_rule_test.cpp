@@ -140,6 +140,24 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
   }
 }
 
+// A TILEGEMM_FP32_MATH that is neither value gets a one-line note naming it (the CLI prints it);
+// the two values and no variable get none.
+TEST(AutoRule, Fp32MathEnvironmentNote) {
+  const char* saved = std::getenv("TILEGEMM_FP32_MATH");
+  const std::string before = saved != nullptr ? saved : "";
+  ::setenv("TILEGEMM_FP32_MATH", "tf32", 1);
+  const std::string note = fp32_math_env_note();
+  EXPECT_NE(note.find("TILEGEMM_FP32_MATH='tf32'"), std::string::npos) << note;
+  EXPECT_NE(note.find("neither '3xtf32' nor 'simt'"), std::string::npos) << note;
+  for (const char* ok : {"3xtf32", "simt"}) {
+    ::setenv("TILEGEMM_FP32_MATH", ok, 1);
+    EXPECT_EQ(fp32_math_env_note(), "") << ok;
+  }
+  ::unsetenv("TILEGEMM_FP32_MATH");
+  EXPECT_EQ(fp32_math_env_note(), "");
+  if (saved != nullptr) ::setenv("TILEGEMM_FP32_MATH", before.c_str(), 1);
+}
+
 TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
   // M or N of 2..4: narrow_n4 at any K, in both orientations and B layouts; wider, the SIMT
   // tiles (as fast or faster on the random shapes)

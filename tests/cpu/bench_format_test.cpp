@@ -561,8 +561,15 @@ TEST(Writers, BenchJsonHasDeviceSettingsAndResults) {
   EXPECT_EQ(j["settings"]["max_noise_pct"], 0.0);
   EXPECT_EQ(j["settings"]["cold"], false);
   EXPECT_EQ(j["settings"]["seed"], 9);
-  EXPECT_EQ(j["settings"]["fp32_math"],
-            tilegemm::fp32_math() == tilegemm::Fp32Math::kThreeTf32 ? "3xtf32" : "simt");
+  {
+    // settings.fp32_math is the setting at the time the JSON is written
+    const tilegemm::Fp32Math saved = tilegemm::fp32_math();
+    tilegemm::set_fp32_math(tilegemm::Fp32Math::kSimt);
+    EXPECT_EQ(tb::to_json(fake_report())["settings"]["fp32_math"], "simt");
+    tilegemm::set_fp32_math(tilegemm::Fp32Math::kThreeTf32);
+    EXPECT_EQ(tb::to_json(fake_report())["settings"]["fp32_math"], "3xtf32");
+    tilegemm::set_fp32_math(saved);
+  }
   ASSERT_EQ(j["results"].size(), 3u);
   for (const nlohmann::json& row : j["results"]) {
     for (const char* key :

@@ -90,10 +90,13 @@ void print_notes(const std::string& command, const std::vector<std::string>& not
   for (const std::string& note : notes) std::cerr << "tilegemm " << command << ": " << note << "\n";
 }
 
-// Tune-cache files `auto` ignores on this GPU, one line each with the reason (the library only
-// records them).
-void print_tune_notes(const std::string& command) {
+// What `auto` did not take from its environment, one line each with the reason (the library only
+// records them): tune-cache files it ignores on this GPU, a TILEGEMM_FP32_MATH it did not take.
+void print_auto_notes(const std::string& command) {
   print_notes(command, tt::active_tables().notes);
+  if (std::string note = tilegemm::fp32_math_env_note(); !note.empty()) {
+    print_notes(command, {note});
+  }
 }
 
 void add_shape_flags(CLI::App* app, CaseFlags* f, bool ranges) {
@@ -311,7 +314,7 @@ int run_bench(const CaseFlags& cf, const DtypeFlags& df, const BenchFlags& bf,
   }
 
   print_notes("bench", selection.skipped);
-  print_tune_notes("bench");
+  print_auto_notes("bench");
   tb::BenchReport report =
       tb::run_bench(request, [](const std::string& line) { std::cerr << line << std::endl; });
   // Judged before --providers drops rows: a cuBLAS row that FAILED still fails the run.
@@ -493,7 +496,7 @@ int run_verify(const CaseFlags& cf, const DtypeFlags& df, const VerifyFlags& vf)
 
   if (tilegemm::cuda_device_count() == 0) return no_device("verify", "verify");
   print_notes("verify", selection.skipped);
-  print_tune_notes("verify");
+  print_auto_notes("verify");
 
   // Failures go where a reader of the table looks; machine formats keep stdout clean.
   std::ostream& failures_out = format == tb::Format::kTable ? std::cout : std::cerr;

@@ -94,7 +94,7 @@ bool can_implement_padded(const Problem& problem) {
   // The copies must fit an int64 index and a single workspace; the kernel must take the rest.
   constexpr std::size_t kMaxCopy = std::size_t{1} << 40;
   if (ca.bytes + cb.bytes > kMaxCopy) return false;
-  return hopper::can_implement<Cfg>(on_copies(q, ca, cb, kPadAligned, kPadAligned));
+  return hopper::can_implement<Cfg>(on_copies(q, ca, cb));
 }
 
 // tf32's transposed copy of B (rung 16 alone makes one); the other copies go through
@@ -117,8 +117,7 @@ cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
   const Copy cb = plan_b_copy(q);
   // One workspace for the copies and, behind them, a split-K launch's partial tiles.
   const std::size_t copies = ca.bytes + cb.bytes;  // each a multiple of 256 bytes
-  const std::size_t partials =
-      hopper::split_k_bytes<Cfg>(on_copies(q, ca, cb, kPadAligned, kPadAligned));
+  const std::size_t partials = hopper::split_k_bytes<Cfg>(on_copies(q, ca, cb));
   void* workspace = nullptr;
   if (cudaError_t err = runtime::stream_workspace(copies + partials, stream, &workspace);
       err != cudaSuccess) {

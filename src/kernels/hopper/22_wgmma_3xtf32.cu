@@ -1,6 +1,6 @@
 // Rung 22: fp32 products on the tensor cores, as three tf32 products (sm_90a).
 //
-// The SIMT ladder (rungs 1-9) tops out near the CUDA cores' fp32 peak; the tensor cores run tf32
+// The SIMT ladder (rungs 1-9) is bound by the CUDA cores' fp32 peak; the tensor cores run tf32
 // at several times that, but a tf32 operand keeps only 11 of fp32's 24 significant bits. Split
 // each fp32 element x into a tf32 part and a tf32 remainder,
 //     big(x) = tf32(x),   small(x) = tf32(x - big(x))    (x - big(x) is exact in fp32),
@@ -8,12 +8,14 @@
 // three products carry about 22 significant bits of each operand, and the dropped fourth is at
 // most 2^-22 |a b| (both remainders are at most half a tf32 ulp). The tensor cores form each
 // product exactly (two 11-bit significands) and add in fp32, but their adds truncate: summed
-// over a whole K' in the tensor cores' accumulator, the error grew linearly with K (94x
-// cuBLAS's SGEMM error at K = 131072). So every 4 k-tiles the consumers add the accumulator into
-// a second one with rounding fp32 adds and restart it (Config::kPromote, in wgmma_tma.cuh); the
-// error is then fp32-class, verified against the fp64 reference at the fp32 tolerance like the
-// SIMT kernels (testbed.cu). The idea is CUTLASS's "3xTF32" (its fast-accurate fp32 GEMM on
-// tensor cores); the promotion is the one DeepGEMM applies to FP8's accumulation.
+// over a whole K' in the tensor cores' accumulator, the error grew linearly with K, far past
+// cuBLAS's SGEMM's (docs/perf-notes.md, "Rung 22"). So every 4 k-tiles the consumers add the
+// accumulator into a second one with rounding fp32 adds and restart it (Config::kPromote, in
+// wgmma_tma.cuh); the error is then fp32-class, verified against the fp64 reference at the
+// fp32 tolerance like the SIMT kernels (testbed.cu). The idea is CUTLASS's "3xTF32" (its
+// fast-accurate fp32 GEMM on tensor cores: NVIDIA/cutlass,
+// examples/27_ampere_3xtf32_fast_accurate_tensorop_gemm); the promotion is the "CUDA-core
+// two-level accumulation" DeepGEMM applies to FP8 (deepseek-ai/DeepGEMM, README).
 //
 // How this rung runs it: no new main loop. The three products of a row of A and a column of B
 // are one dot product of length 3K over the concatenations
@@ -58,8 +60,6 @@ struct SplitJob {
 };
 
 constexpr int kSplitThreads = 256;
-// Stands in for the workspace's address where only its alignment matters (can_implement).
-alignas(16) const unsigned char kAligned[16] = {};
 constexpr int kSplitKTile = 32;  // the tf32 wgmma k-tile (128 bytes): Kp is a multiple of it
 
 __device__ __forceinline__ float tf32_round(float x) {
@@ -132,7 +132,10 @@ SplitPlan3 split_plan3(const Problem& q) {
   s.b_bytes = static_cast<std::size_t>(views::round_up(q.n * 3 * s.kp * 4, 256));
   return s;
 }
-Problem on_split(const Problem& q, const SplitPlan3& s, const void* a_split, const void* b_split) {
+// a_split, b_split: the split operands' addresses; left out where only their alignment matters.
+Problem on_split(const Problem& q, const SplitPlan3& s,
+                 const void* a_split = views::kAlignedStandIn,
+                 const void* b_split = views::kAlignedStandIn) {
   Problem t = q;
   t.k = 3 * s.kp;
   t.a = ConstMatrixRef{a_split, Layout::kRowMajor, 3 * s.kp, DType::kTF32};  // M lines of 3 Kp
@@ -149,7 +152,7 @@ bool can_implement_3xtf32(const Problem& problem) {
   if (q.a.dtype != DType::kF32 || q.c.dtype != DType::kF32) return false;
   const SplitPlan3 s = split_plan3(q);
   if (s.a_bytes + s.b_bytes > kMaxSplitBytes) return false;
-  return hopper::can_implement<Cfg>(on_split(q, s, kAligned, kAligned));
+  return hopper::can_implement<Cfg>(on_split(q, s));
 }
 
 SplitJob split_job(const void* src, std::int64_t ld, bool k_contig, std::int64_t rows,
@@ -164,7 +167,7 @@ cudaError_t launch_3xtf32(const Problem& problem, cudaStream_t stream) {
   const Problem q = views::row_major_c(problem);
   const SplitPlan3 s = split_plan3(q);
   const std::size_t split = s.a_bytes + s.b_bytes;
-  const std::size_t partials = hopper::split_k_bytes<Cfg>(on_split(q, s, kAligned, kAligned));
+  const std::size_t partials = hopper::split_k_bytes<Cfg>(on_split(q, s));
   void* workspace = nullptr;
   if (cudaError_t err = runtime::stream_workspace(split + partials, stream, &workspace);
       err != cudaSuccess) {
@@ -201,7 +204,7 @@ KernelInfo describe_3xtf32(const char* tiles) {
   k.launch = launch_3xtf32<Cfg>;
   k.device_function = [](const Problem& p) {
     const Problem q = views::row_major_c(p);
-    return hopper::device_function<Cfg>(on_split(q, split_plan3(q), kAligned, kAligned));
+    return hopper::device_function<Cfg>(on_split(q, split_plan3(q)));
   };
   return k;
 }
@@ -210,19 +213,18 @@ KernelInfo describe_3xtf32(const char* tiles) {
 
 void register_wgmma_3xtf32(Registry& r) {
   using hopper::Config;
-  constexpr bool kTf32 = true, kTmaStore = true, kRegEpilogue = false, kTma = false;
+  constexpr bool kTf32 = true, kTmaStore = true, kRegEpilogue = false, kRealign = false;
   constexpr int kOneConsumer = 1, kTwoConsumers = 2;
   // Every 4 k-tiles (128 of the 3 Kp) the tensor cores' sum goes into a rounding accumulator
   // (Config::kPromote): a second 64 x BN accumulator per consumer, which the 128x256 tile's
   // registers do not hold.
   constexpr int kPromote = 4;
-  r.push_back(describe_3xtf32<Config<128, 6, kTf32, 1, kTmaStore, kTwoConsumers, kTma, kPromote>>(
-      "rung 15's 128x128 tile"));
-  r.push_back(describe_3xtf32<Config<64, 8, kTf32, 1, kTmaStore, kTwoConsumers, kTma, kPromote>>(
-      "rung 15's 128x64 tile"));
-  r.push_back(
-      describe_3xtf32<Config<64, 13, kTf32, 1, kRegEpilogue, kOneConsumer, kTma, kPromote>>(
-          "rung 18's one-consumer 64x64 tile"));
+  using Tile128x128 = Config<128, 6, kTf32, 1, kTmaStore, kTwoConsumers, kRealign, kPromote>;
+  using Tile128x64 = Config<64, 8, kTf32, 1, kTmaStore, kTwoConsumers, kRealign, kPromote>;
+  using Tile64x64 = Config<64, 13, kTf32, 1, kRegEpilogue, kOneConsumer, kRealign, kPromote>;
+  r.push_back(describe_3xtf32<Tile128x128>("rung 15's 128x128 tile"));
+  r.push_back(describe_3xtf32<Tile128x64>("rung 15's 128x64 tile"));
+  r.push_back(describe_3xtf32<Tile64x64>("rung 18's one-consumer 64x64 tile"));
 }
 
 }  // namespace tilegemm::kernels
