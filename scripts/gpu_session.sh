@@ -7,7 +7,7 @@
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
-#        narrow-f32-mid, and
+#        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -277,7 +277,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # this step (other types), is merged into (a run longer than one command splits this way).
       TT="--rounds 3 --reps 10 --warmup 3 --screen 2"
       mkdir -p "$R/tunecache"
-      [ -n "${TUNE_SEED_FILE:-}" ] && cp "$TUNE_SEED_FILE" "$R/tunecache/"
+      [ -n "${TUNE_SEED_FILE:-}" ] && cp "$TUNE_SEED_FILE" "$R/tunecache/$GPU.json"
       for ab in ${TUNE_TYPES:-bf16 f32}; do
         run_step "tune_$ab" bash -c "cd '$R' && '$TG' tune --cache-dir tunecache --dtype $ab $TT \
           --size 256:8192:x2 --shape 8192x1024x8192 --shape 4096x4096x16384 \
@@ -688,6 +688,57 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         TILEGEMM_FP32_MATH=simt TILEGEMM_TUNE_CACHE=off run_step "x3_mid_$la$lb$lc" bench \
           --kernels "$XM" --dtype f32 --layout-a "$la" --layout-b "$lb" --layout-c "$lc" \
           "${shapes[@]}" --format json --output "${TAG}_3xtf32-mid-$la$lb$lc.json"
+      done
+      ;;
+    3xtf32-cs)
+      # Rung 22's split inside the kernel (the _cs instances): verified at the fp32 tolerance in
+      # every layout mix (copied or read in place), memcheck and racecheck, its error as K grows,
+      # the GPU suite's sweep and wave-tail tests of rung 22, then timed on the fp32 shapes with
+      # small M or N that the CUDA cores' tiles lose (random seeds 7, 3, 11) and on 16-byte
+      # K-major ones (no copy), beside the split beforehand and auto.
+      XC='wgmma_3xtf32_*_cs'
+      verify_matrix x3cs "$XC" "f32:f32" "0 0,0,0;0.5 1,3,2;0 1,1,1" 1x1x1 33x65x7 100x300x1000 \
+        257x129x4097 22x2501x5639 4095x333x95 37x4100x2000 2048x2048x64 8x8x33 64x64x65536
+      for tool in memcheck racecheck; do
+        for lay in "row col row" "col row col"; do
+          for pad in 0,0,0 1,2,3; do
+            sanitize_verify sanitize_x3cs.log "$tool" "$XC" f32 "$lay" "$pad" 100x200x300 \
+              33x1000x77 513x257x129
+          done
+        done
+      done
+      grep -c "^ok " "$R/sanitize_x3cs.log" | sed 's/^/sanitize x3cs runs clean: /' |
+        tee -a "$summary"
+      run_step x3cs_tests "$TESTBIN/tilegemm_gpu_tests" \
+        --gtest_filter='*KernelSweep*3xtf32*:*WgmmaWaveTail*:*SplitKResultsAreBitIdentical*'
+      tail -3 "$R/x3cs_tests.log" | tee -a "$summary"
+      XCB='wgmma_3xtf32_64x64x32_s12_p1_cs,wgmma_3xtf32_64x128x32_s8_p1_cs'
+      run_step x3cs_accuracy bench --kernels "$XCB,wgmma_3xtf32_128x128x32_s6_ts_p4" \
+        --dtype f32 --m 1024 --n 1024 --k 64,1024,16384,131072 --format json \
+        --output "${TAG}_x3cs-accuracy.json"
+      XCB="$XCB,wgmma_3xtf32_64x64x32_s13_p4,auto"
+      for lay in "col row col:22x2501x5639 32x4533x1297 131x4188x2207 5312x122x3719 5169x16x1413" \
+        "col col row:169x3579x1383 2491x31x3012" \
+        "col row row:63x2318x3586 192x33x7270 1876x94x471" "row row col:10x5235x6931 139x5420x288" \
+        "col col col:14x5273x1186 104x795x2044 83x3000x541" \
+        "row row row:3383x42x6316" "row col col:53x5574x527 33x3620x321" \
+        "row col row:6x2834x1188 22x2500x5640 64x8192x8192 16x4096x4096 128x8192x4096
+          256x4096x4096"; do
+        read -r la lb lc <<<"${lay%%:*}"
+        shapes=()
+        for s in ${lay#*:}; do shapes+=(--shape "$s"); done
+        TILEGEMM_TUNE_CACHE=off run_step "x3cs_$la$lb$lc" bench --kernels "$XCB" --dtype f32 \
+          --layout-a "$la" --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" --format json \
+          --output "${TAG}_x3cs-$la$lb$lc.json"
+      done
+      ;;
+    3xtf32-cs-random)
+      # The random fp32 shapes of three seeds: auto (rules only) beside rung 22's in-kernel split
+      # instances, to place the rule that takes them.
+      XCR='auto,wgmma_3xtf32_64x64x32_s12_p1_cs,wgmma_3xtf32_64x128x32_s8_p1_cs'
+      for seed in 7 3 11; do
+        TILEGEMM_TUNE_CACHE=off bench_random "x3cs_random_s$seed" "$XCR" f32 "$seed" \
+          "${TAG}_x3cs-random-f32-s$seed.json"
       done
       ;;
     narrow-f32-mid)

@@ -102,6 +102,16 @@ enum class When : std::uint8_t {
   kF32TensorThinK,
   kF32TensorUnder,
   kF32Tensor,
+  // fp32 with M or N of 16..256 against the other of 256 or more and K >= 512, where the
+  // operand of that longer side is K-major (A row-major, B column-major) with a 16-byte base and
+  // pitch: rung 22's in-kernel split reads it in place, once, where the split beforehand writes
+  // and reads it three times and the CUDA cores' skinny tiles ran at a fraction of cuBLAS
+  // (perf-notes.md, "Rung 22's split in the kernel"). kF32InKernel64: that with the 64x64 tile,
+  // where the oriented N (N, or M under a column-major C) is at most 64, or where 64x128 tiles
+  // fill between a third of the SMs and 85% of them with K < 4096 (neither the few-tile split-K
+  // nor a wave: the 64x64 tile's twice as many tiles were faster there).
+  kF32InKernel64,
+  kF32InKernel,
   kAlways,
 };
 enum class BNeeds : std::uint8_t { kAny, kRowMajor, kColMajor };
@@ -141,9 +151,13 @@ struct Rule {
 // Where set_fp32_math allows three tf32 products (rung 22; the default) and the product is large
 // against its operands (kF32Tensor), those run ahead of every tile rule: the 128x64 tile where
 // 128x128 tiles leave SMs idle and K is short, else the 128x128 tile (rung 22 has no 128x256
-// tile); with K of 16..64 ahead of thin_k too.
+// tile); with K of 16..64 ahead of thin_k too. Ahead of all of them, M or N of 16..256 whose
+// long-side operand a tensor map reads K-major in place (kF32InKernel): rung 22's in-kernel
+// split on 64-row tiles.
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kF32InKernel64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs"},
+    {When::kF32InKernel, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs"},
     {When::kF32TensorThinK, BNeeds::kAny, "wgmma_3xtf32", 128, 128, 0, true, ""},
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
@@ -237,6 +251,12 @@ bool off_sector(const ConstMatrixRef& x) {
   return static_cast<std::uint64_t>(x.ld) * dtype_bytes(x.dtype) % 32 == 16;
 }
 
+// Whether a tensor map can read x in place: a 16-byte-aligned base and pitch.
+bool pitch_16b(const ConstMatrixRef& x) {
+  return reinterpret_cast<std::uintptr_t>(x.data) % 16 == 0 &&
+         static_cast<std::uint64_t>(x.ld) * dtype_bytes(x.dtype) % 16 == 0;
+}
+
 bool holds(When when, const Problem& p, std::int64_t sms) {
   switch (when) {
     case When::kVector:
@@ -312,6 +332,22 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kF32TensorUnder:
       return holds(When::kF32Tensor, p, sms) && holds(When::kUnderSms128, p, sms) &&
              p.k < 2 * std::max(p.m, p.n);
+    case When::kF32InKernel: {
+      if (fp32_math() != Fp32Math::kThreeTf32) return false;
+      const std::int64_t small = std::min(p.m, p.n);
+      if (small < 16 || small > 256 || std::max(p.m, p.n) < 256 || p.k < 512) return false;
+      const bool a_long = p.m >= p.n;
+      const ConstMatrixRef& x = a_long ? p.a : p.b;
+      return x.layout == (a_long ? Layout::kRowMajor : Layout::kColMajor) && pitch_16b(x);
+    }
+    case When::kF32InKernel64: {
+      if (!holds(When::kF32InKernel, p, sms)) return false;
+      const bool c_row = p.c.layout == Layout::kRowMajor;
+      const std::int64_t m = c_row ? p.m : p.n;
+      const std::int64_t n = c_row ? p.n : p.m;
+      const std::int64_t t128 = ((m + 63) / 64) * ((n + 127) / 128);
+      return n <= 64 || (3 * t128 > sms && 100 * t128 < 85 * sms && p.k < 4096);
+    }
     case When::kAlways:
       return true;
   }

@@ -15,6 +15,34 @@
 
 namespace tilegemm::kernels {
 
+// fp32 as tf32 parts (rung 22's 3xTF32): x's tf32 rounding and the tf32 rounding of what is left,
+// x - big (exact in fp32). The remainder of an Inf or NaN is taken as 0, so Inf * finite stays
+// Inf (x - tf32(x) would be NaN); a finite x whose tf32 rounding overflows keeps its truncation.
+__device__ __forceinline__ float tf32_round(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return __uint_as_float(r);
+}
+__device__ __forceinline__ float2 split_tf32(float x) {
+  float big = tf32_round(x);
+  if (isinf(big) && !isinf(x)) big = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+  const float small = isfinite(big) ? tf32_round(x - big) : 0.0f;
+  return make_float2(big, small);
+}
+// The same split in integer steps for the main loop of the in-kernel split (cvt.rna.tf32 is not
+// one instruction): adding half a tf32 ulp to the bit pattern and clearing the 13 low bits rounds
+// the magnitude to nearest, ties away from zero, as cvt.rna does. Valid where |x| < 0x7f7ff000 as
+// a bit pattern (finite, and its rounding stays finite): the caller folds `magnitude` with max
+// and takes split_tf32 for any x past that.
+constexpr unsigned kTf32FastLimit = 0x7f7ff000u;
+__device__ __forceinline__ float2 split_tf32_finite(float x, unsigned& magnitude) {
+  const unsigned u = __float_as_uint(x);
+  magnitude = max(magnitude, u & 0x7fffffffu);
+  const float big = __uint_as_float((u + 0x1000u) & 0xffffe000u);
+  const float small = __uint_as_float((__float_as_uint(x - big) + 0x1000u) & 0xffffe000u);
+  return make_float2(big, small);
+}
+
 // C's element type: loads and stores of one or two consecutive elements, converted from the fp32
 // result with round-to-nearest-even.
 template <class T>

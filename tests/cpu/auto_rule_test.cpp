@@ -120,7 +120,9 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
     EXPECT_EQ(chosen(640, 2000, 1000, lb, 0, kX3), x128);
     // bound by the bytes of the split operands, or too short a K: the CUDA cores
     EXPECT_TRUE(starts_with(chosen(53, 5574, 527, lb, 0, kX3), "tuned_"));
-    EXPECT_TRUE(starts_with(chosen(64, 4096, 4096, lb, 0, kX3), "tuned_"));
+    if (lb == Layout::kRowMajor) {  // (column-major: Fp32SmallMOrNReadInPlace...)
+      EXPECT_TRUE(starts_with(chosen(64, 4096, 4096, lb, 0, kX3), "tuned_"));
+    }
     EXPECT_TRUE(starts_with(chosen(576, 471, 161, lb, 0, kX3), "tuned_"));
     EXPECT_TRUE(starts_with(chosen(131, 4188, 2207, lb, 0, kX3), "tuned_"));
     // small M or N with a longer K, where the CUDA cores' tiles run far below their peak
@@ -138,6 +140,35 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
     // the CUDA cores only
     EXPECT_TRUE(starts_with(chosen(4096, 4096, 4096, lb), "cp_async_128x256x"));
   }
+}
+
+// M or N of 16..256 against a long side of 256 or more and K >= 512, whose long-side operand a
+// tensor map reads K-major in place (A row-major, B column-major, 16-byte base and pitch): rung
+// 22's in-kernel split, on 64x64 tiles where the oriented N is at most 64 or 64x128 tiles would
+// fill a third to 85% of the SMs with K < 4096, else on 64x128 tiles. Not with the long side's
+// operand N-major, an odd pitch or base, M or N outside 16..256, K < 512, or under kSimt.
+TEST(AutoRule, Fp32SmallMOrNReadInPlaceTakesTheInKernelSplit) {
+  const std::string cs128 = "wgmma_3xtf32_64x128x32_s8_p1_cs";
+  const std::string cs64 = "wgmma_3xtf32_64x64x32_s12_p1_cs";
+  if (find_kernel(cs128) == nullptr) GTEST_SKIP() << "built without sm_90a";
+  constexpr Fp32Math kX3 = Fp32Math::kThreeTf32;
+  constexpr Layout kRow = Layout::kRowMajor;
+  constexpr Layout kCol = Layout::kColMajor;
+  EXPECT_EQ(chosen(64, 8192, 8192, kCol, 0, kX3), cs128);
+  EXPECT_EQ(chosen(64, 4096, 4096, kCol, 0, kX3), cs128);
+  EXPECT_EQ(chosen(16, 4096, 4096, kCol, 0, kX3), cs128);
+  EXPECT_EQ(chosen(256, 4096, 4096, kCol, 0, kX3), cs128);
+  EXPECT_EQ(chosen(36, 7672, 1728, kCol, 0, kX3), cs64);  // 60 tiles of 64x128
+  EXPECT_EQ(chosen(2502, 24, 640, kCol, 0, kX3), cs64);   // the long side is A's (row-major)
+  EXPECT_EQ(chosen(3384, 42, 6316, kRow, 0, kX3), cs64);
+  for (const std::string& other :
+       {chosen(64, 8192, 8192, kRow, 0, kX3), chosen(64, 8191, 8191, kCol, 0, kX3),
+        chosen(64, 4096, 4096, kCol, 1, kX3), chosen(8, 8192, 8192, kCol, 0, kX3),
+        chosen(300, 4096, 4096, kCol, 0, kX3), chosen(64, 4096, 256, kCol, 0, kX3),
+        chosen(64, 200, 4096, kCol, 0, kX3)}) {
+    EXPECT_FALSE(ends_with(other, "_cs")) << other;
+  }
+  EXPECT_FALSE(starts_with(chosen(64, 8192, 8192, kCol), "wgmma_3xtf32")) << "under kSimt";
 }
 
 // A TILEGEMM_FP32_MATH that is neither value gets a one-line note naming it (the CLI prints it);

@@ -31,6 +31,16 @@
 // three times the MMA work and the split pass (12 bytes written per element of A and B);
 // docs/perf-notes.md, "Rung 22", has the measured balance against cuBLAS's fp32 SIMT GEMM.
 //
+// The split inside the kernel (Config::kSplit3, the `_cs` instances, rung 18's one-consumer
+// tiles): where M or N is small the large operand dominates, and the pass above writes it three
+// times and the kernel reads it three times. These instances read it once, through fp32 tensor
+// maps (a tf32 map would round it on the way in): the consumer warpgroup, which owns the whole
+// stage, rewrites the stage's B tile in place as its tf32 parts and writes the remainders into a
+// spare B-sized slot, splits its A fragments in registers, and runs the three products with A
+// from registers. The pass then only copies an operand, once, K-major, where it is not K-major
+// or no tensor map can describe it; with both read in place there is no pass at all. It waits
+// for each k-tile's wgmmas before rewriting A's fragment registers, so it promotes every k-tile.
+//
 // Non-finite inputs: the remainder of an Inf or NaN is taken as 0, so Inf * finite stays Inf
 // (x - tf32(x) would be NaN); a finite x whose tf32 rounding overflows keeps its truncation.
 #include <cuda_runtime.h>
@@ -47,34 +57,23 @@ namespace tilegemm::kernels {
 
 namespace {
 
-// One operand's split: `rows` lines (M for A, N for B) of k elements; element (r, c) of the line
-// view at src[r * ld + c] when k_contig, else at src[c * ld + r]. Destination line r holds three
-// segments of kp elements at dst + r * 3 kp: segment `small_segment` the remainders, the other two
-// the tf32 parts, zeros from k to kp. `tiles`: the 32 x 32 tiles of the line view.
+// One operand's pass: `rows` lines (M for A, N for B) of k elements; element (r, c) of the line
+// view at src[r * ld + c] when k_contig, else at src[c * ld + r]. Destination line r holds
+// `segments` segments of kp elements at dst + r * segments kp, zeros from k to kp: with three,
+// segment `small_segment` the remainders and the other two the tf32 parts; with one
+// (small_segment < 0), the fp32 elements themselves, K-major, for the in-kernel split.
+// `tiles`: the 32 x 32 tiles of the line view (0: the operand is not copied).
 struct SplitJob {
   const float* src;
   float* dst;
   std::int64_t ld, rows, k, kp, tiles;
   int k_contig;
+  int segments;
   int small_segment;
 };
 
 constexpr int kSplitThreads = 256;
 constexpr int kSplitKTile = 32;  // the tf32 wgmma k-tile (128 bytes): Kp is a multiple of it
-
-__device__ __forceinline__ float tf32_round(float x) {
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return __uint_as_float(r);
-}
-
-// The tf32 part and the tf32 remainder of x (see the file comment for Inf and NaN).
-__device__ __forceinline__ float2 split_tf32(float x) {
-  float big = tf32_round(x);
-  if (isinf(big) && !isinf(x)) big = __uint_as_float(__float_as_uint(x) & 0xffffe000u);
-  const float small = isfinite(big) ? tf32_round(x - big) : 0.0f;
-  return make_float2(big, small);
-}
 
 // Splits A's and B's 32 x 32 tiles (a grid-stride loop over both jobs): each tile read through
 // shared memory in the source's contiguous direction (coalesced either way) and written as three
@@ -108,10 +107,16 @@ __global__ void __launch_bounds__(kSplitThreads) split_3xtf32_kernel(const Split
     for (int i = 0; i < 32; i += 8) {
       const std::int64_t r = r0 + ty + i;
       if (r < j.rows) {
-        const float2 s = split_tf32(tile[ty + i][tx]);
-        float* line = j.dst + r * 3 * j.kp + c0 + tx;
-#pragma unroll
-        for (int seg = 0; seg < 3; ++seg) line[seg * j.kp] = seg == j.small_segment ? s.y : s.x;
+        const float x = tile[ty + i][tx];
+        float* line = j.dst + r * j.segments * j.kp + c0 + tx;
+        if (j.small_segment < 0) {
+          line[0] = x;
+        } else {
+          const float2 s = split_tf32(x);
+          for (int seg = 0; seg < j.segments; ++seg) {
+            line[seg * j.kp] = seg == j.small_segment ? s.y : s.x;
+          }
+        }
       }
     }
     __syncthreads();  // the tile is free for the next one
@@ -119,27 +124,45 @@ __global__ void __launch_bounds__(kSplitThreads) split_3xtf32_kernel(const Split
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 }
 
-// The split of a problem with a row-major C (views::row_major_c): A' and B' as laid out in the
-// workspace, and the problem the tf32 kernel runs on them.
+// The pass over a problem with a row-major C (views::row_major_c): which operands it writes, how
+// A' and B' lie in the workspace, and the problem the tf32 kernel runs on them. The split
+// beforehand (three segments) writes both; with the split in the kernel (Config::kSplit3) an
+// operand is copied, as it is, only where it is not K-major or no tensor map can describe it.
 struct SplitPlan3 {
+  int segments = 3;
   std::int64_t kp = 0;
-  std::size_t a_bytes = 0, b_bytes = 0;  // each rounded up to 256 bytes
+  bool copy_a = true, copy_b = true;
+  std::size_t a_bytes = 0, b_bytes = 0;  // each rounded up to 256 bytes; 0 where not copied
 };
+template <class Cfg>
 SplitPlan3 split_plan3(const Problem& q) {
   SplitPlan3 s;
   s.kp = views::round_up(q.k, kSplitKTile);
-  s.a_bytes = static_cast<std::size_t>(views::round_up(q.m * 3 * s.kp * 4, 256));
-  s.b_bytes = static_cast<std::size_t>(views::round_up(q.n * 3 * s.kp * 4, 256));
+  if constexpr (Cfg::kSplit3) {
+    s.segments = 1;
+    s.copy_a = !views::a_k_contiguous(q) ||
+               !hopper::tensor_map_describable(DType::kTF32, q.a.data, q.m, q.k, q.a.ld);
+    s.copy_b = !views::b_k_contiguous(q) ||
+               !hopper::tensor_map_describable(DType::kTF32, q.b.data, q.n, q.k, q.b.ld);
+  }
+  auto bytes = [&](std::int64_t lines) {
+    return static_cast<std::size_t>(views::round_up(lines * s.segments * s.kp * 4, 256));
+  };
+  if (s.copy_a) s.a_bytes = bytes(q.m);
+  if (s.copy_b) s.b_bytes = bytes(q.n);
   return s;
 }
-// a_split, b_split: the split operands' addresses; left out where only their alignment matters.
+// a_split, b_split: the written operands' addresses; left out where only their alignment matters.
 Problem on_split(const Problem& q, const SplitPlan3& s,
                  const void* a_split = views::kAlignedStandIn,
                  const void* b_split = views::kAlignedStandIn) {
   Problem t = q;
-  t.k = 3 * s.kp;
-  t.a = ConstMatrixRef{a_split, Layout::kRowMajor, 3 * s.kp, DType::kTF32};  // M lines of 3 Kp
-  t.b = ConstMatrixRef{b_split, Layout::kColMajor, 3 * s.kp, DType::kTF32};  // N lines of 3 Kp
+  const std::int64_t line = s.segments * s.kp;
+  t.k = s.segments == 1 ? q.k : line;  // one segment: zeros past K come from the tensor maps
+  t.a = s.copy_a ? ConstMatrixRef{a_split, Layout::kRowMajor, line, DType::kTF32}  // M lines
+                 : ConstMatrixRef{q.a.data, q.a.layout, q.a.ld, DType::kTF32};
+  t.b = s.copy_b ? ConstMatrixRef{b_split, Layout::kColMajor, line, DType::kTF32}  // N lines
+                 : ConstMatrixRef{q.b.data, q.b.layout, q.b.ld, DType::kTF32};
   return t;
 }
 
@@ -150,61 +173,68 @@ template <class Cfg>
 bool can_implement_3xtf32(const Problem& problem) {
   const Problem q = views::row_major_c(problem);
   if (q.a.dtype != DType::kF32 || q.c.dtype != DType::kF32) return false;
-  const SplitPlan3 s = split_plan3(q);
+  const SplitPlan3 s = split_plan3<Cfg>(q);
   if (s.a_bytes + s.b_bytes > kMaxSplitBytes) return false;
   return hopper::can_implement<Cfg>(on_split(q, s));
 }
 
-SplitJob split_job(const void* src, std::int64_t ld, bool k_contig, std::int64_t rows,
+SplitJob split_job(bool copy, const void* src, std::int64_t ld, bool k_contig, std::int64_t rows,
                    std::int64_t k, const SplitPlan3& s, void* dst, int small_segment) {
-  const std::int64_t tiles = views::ceil_div(rows, 32) * (s.kp / kSplitKTile);
+  const std::int64_t tiles = copy ? views::ceil_div(rows, 32) * (s.kp / kSplitKTile) : 0;
   return SplitJob{static_cast<const float*>(src), static_cast<float*>(dst), ld, rows, k, s.kp,
-                  tiles, k_contig ? 1 : 0, small_segment};
+                  tiles, k_contig ? 1 : 0, s.segments, s.segments == 1 ? -1 : small_segment};
 }
 
 template <class Cfg>
 cudaError_t launch_3xtf32(const Problem& problem, cudaStream_t stream) {
   const Problem q = views::row_major_c(problem);
-  const SplitPlan3 s = split_plan3(q);
+  const SplitPlan3 s = split_plan3<Cfg>(q);
   const std::size_t split = s.a_bytes + s.b_bytes;
   const std::size_t partials = hopper::split_k_bytes<Cfg>(on_split(q, s));
   void* workspace = nullptr;
-  if (cudaError_t err = runtime::stream_workspace(split + partials, stream, &workspace);
-      err != cudaSuccess) {
-    return err;
+  if (split + partials > 0) {
+    if (cudaError_t err = runtime::stream_workspace(split + partials, stream, &workspace);
+        err != cudaSuccess) {
+      return err;
+    }
   }
   unsigned char* a_split = static_cast<unsigned char*>(workspace);
   unsigned char* b_split = a_split + s.a_bytes;
   float* partial = partials > 0 ? reinterpret_cast<float*>(a_split + split) : nullptr;
   // A': the remainders first; B': the remainders in the middle (paired with big(A)).
-  const SplitJob ja =
-      split_job(q.a.data, q.a.ld, views::a_k_contiguous(q), q.m, q.k, s, a_split, 0);
-  const SplitJob jb =
-      split_job(q.b.data, q.b.ld, views::b_k_contiguous(q), q.n, q.k, s, b_split, 1);
-  const auto blocks = static_cast<unsigned>(
-      std::min<std::int64_t>(ja.tiles + jb.tiles, 8LL * runtime::sm_count()));
-  split_3xtf32_kernel<<<blocks, kSplitThreads, 0, stream>>>(ja, jb);
-  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
-  return hopper::launch_with<Cfg>(on_split(q, s, a_split, b_split), stream, partial, true);
+  const SplitJob ja = split_job(s.copy_a, q.a.data, q.a.ld, views::a_k_contiguous(q), q.m, q.k,
+                                s, a_split, 0);
+  const SplitJob jb = split_job(s.copy_b, q.b.data, q.b.ld, views::b_k_contiguous(q), q.n, q.k,
+                                s, b_split, 1);
+  const std::int64_t tiles = ja.tiles + jb.tiles;
+  if (tiles > 0) {
+    const auto blocks =
+        static_cast<unsigned>(std::min<std::int64_t>(tiles, 8LL * runtime::sm_count()));
+    split_3xtf32_kernel<<<blocks, kSplitThreads, 0, stream>>>(ja, jb);
+    if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+  }
+  return hopper::launch_with<Cfg>(on_split(q, s, a_split, b_split), stream, partial, tiles > 0);
 }
 
 template <class Cfg>
 KernelInfo describe_3xtf32(const char* tiles) {
   KernelInfo k = hopper::describe<Cfg>(
       "wgmma_3xtf32", 22,
-      std::string("fp32 as three tf32 products (3xTF32): A and B split into tf32 parts and "
-                  "remainders in one pass, then ") +
+      std::string("fp32 as three tf32 products (3xTF32): ") +
+          (Cfg::kSplit3 ? "A and B copied K-major where no tensor map reads them, then "
+                        : "A and B split into tf32 parts and remainders in one pass, then ") +
           tiles + ", its sums added into a rounding fp32 accumulator every " +
           std::to_string(Cfg::kPromote) + " k-tiles");
   k.name = "wgmma_3x" + Cfg::tag();  // wgmma_3xtf32_...
   k.desc.types = {GemmTypes{DType::kF32, DType::kF32}};
+  if constexpr (Cfg::kSplit3) k.desc.variant = "cs";  // the consumers split
   k.desc.align_a = 1;  // the split pass reads any leading dimension and alignment
   k.desc.align_b = 1;
   k.can_implement = can_implement_3xtf32<Cfg>;
   k.launch = launch_3xtf32<Cfg>;
   k.device_function = [](const Problem& p) {
     const Problem q = views::row_major_c(p);
-    return hopper::device_function<Cfg>(on_split(q, split_plan3(q)));
+    return hopper::device_function<Cfg>(on_split(q, split_plan3<Cfg>(q)));
   };
   return k;
 }
@@ -225,6 +255,17 @@ void register_wgmma_3xtf32(Registry& r) {
   r.push_back(describe_3xtf32<Tile128x128>("rung 15's 128x128 tile"));
   r.push_back(describe_3xtf32<Tile128x64>("rung 15's 128x64 tile"));
   r.push_back(describe_3xtf32<Tile64x64>("rung 18's one-consumer 64x64 tile"));
+  // The split inside the kernel (Config::kSplit3) waits for each k-tile's wgmmas anyway (A's
+  // fragment registers are rewritten), so it promotes every k-tile: a window of 96 products.
+  constexpr bool kConsumerSplit = true;
+  constexpr int kPromoteCs = 1;
+  using Tile64x64Cs = Config<64, 12, kTf32, 1, kRegEpilogue, kOneConsumer, kRealign, kPromoteCs,
+                             kConsumerSplit>;
+  using Tile64x128Cs = Config<128, 8, kTf32, 1, kRegEpilogue, kOneConsumer, kRealign, kPromoteCs,
+                              kConsumerSplit>;
+  constexpr const char* kCs = "splitting each stage in the kernel";
+  r.push_back(describe_3xtf32<Tile64x64Cs>((std::string("rung 18's 64x64 tile ") + kCs).c_str()));
+  r.push_back(describe_3xtf32<Tile64x128Cs>((std::string("rung 18's 64x128 tile ") + kCs).c_str()));
 }
 
 }  // namespace tilegemm::kernels

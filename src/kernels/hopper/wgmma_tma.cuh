@@ -77,10 +77,17 @@ struct Tf32 {
 ///                     into a second accumulator with rounding fp32 adds and restart it: the
 ///                     tensor cores' own fp32 adds truncate, an error linear in the K they
 ///                     accumulate (rung 22, whose K is three times the product's)
+/// @tparam SPLIT3_     fp32 operands computed as three tf32 products inside the main loop: the
+///                     consumer rewrites each stage's B tile in place as its tf32 parts, writes
+///                     the remainders into one of two extra B-sized slots, splits its A
+///                     fragments in registers, and runs remainder(A) big(B) + big(A)
+///                     remainder(B) + big(A) big(B) with A from registers (rung 22's in-kernel
+///                     split; one consumer, K-major A and B, fp32 tensor maps)
 template <int BN_, int STAGES_, bool TF32_, int CLUSTER_ = 1, bool TMA_STORE_ = false,
-          int CONSUMERS_ = 2, bool REALIGN_ = false, int PROMOTE_ = 0>
+          int CONSUMERS_ = 2, bool REALIGN_ = false, int PROMOTE_ = 0, bool SPLIT3_ = false>
 struct Config {
   static constexpr int kPromote = PROMOTE_;
+  static constexpr bool kSplit3 = SPLIT3_;
   static constexpr int kConsumers = CONSUMERS_;
   static constexpr int BM = 64 * kConsumers;
   static constexpr int BN = BN_;
@@ -105,7 +112,10 @@ struct Config {
   static constexpr int kEpiBytes = TMA_STORE_ ? kConsumers * 2 * kEpiBufBytes : 0;
   // The ring and the epilogue's staging, plus 1 KiB to align them to the 1024-byte swizzle atom
   // (dynamic shared memory is only 16-byte aligned); the mbarriers are static shared memory.
-  static constexpr int kSmemBytes = STAGES * kStageBytes + kEpiBytes + 1024;
+  // With SPLIT3_, two slots for the remainders of a stage's B tile, after the staging: the
+  // consumer fills one while the wgmmas of the previous stage still read the other.
+  static constexpr int kSplitBytes = SPLIT3_ ? 2 * kBTileBytes : 0;
+  static constexpr int kSmemBytes = STAGES * kStageBytes + kEpiBytes + kSplitBytes + 1024;
   // Registers after setmaxnreg: the producer gives up what the consumers' 64 x BN accumulator
   // tiles need (two consumers: 128 x 40 + 256 x 232 = 64512 <= 65536).
   static constexpr int kProducerRegs = 40;
@@ -124,13 +134,16 @@ struct Config {
   static_assert(kATileBytes % 1024 == 0, "B's region starts on a swizzle atom");
   static_assert(PROMOTE_ == 0 || BN_ <= 128,
                 "a second accumulator of a 64 x 256 tile does not fit the consumers' registers");
+  static_assert(!SPLIT3_ || (TF32_ && CONSUMERS_ == 1 && CLUSTER_ == 1 && !REALIGN_),
+                "the in-kernel split: tf32 tiles of one consumer, which owns its stages");
 
   static std::string tag() {
     return std::string(TF32_ ? "tf32_" : "") + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
            std::to_string(BK) + "_s" + std::to_string(STAGES) +
            (CLUSTER_ > 1 ? "_c" + std::to_string(CLUSTER_) : std::string()) +
            (TMA_STORE_ ? "_ts" : "") + (REALIGN_ ? "_ra" : "") +
-           (PROMOTE_ > 0 ? "_p" + std::to_string(PROMOTE_) : std::string());
+           (PROMOTE_ > 0 ? "_p" + std::to_string(PROMOTE_) : std::string()) +
+           (SPLIT3_ ? "_cs" : "");
   }
   static TileConfig tile_config() {
     TileConfig t;
@@ -286,6 +299,11 @@ __device__ __forceinline__ uint4 ld_shared_v4_u32(std::uint32_t addr) {
                : "r"(addr)
                : "memory");
   return v;
+}
+__device__ __forceinline__ void st_shared_v4_f32(std::uint32_t addr, float4 v) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(v.x), "f"(v.y),
+               "f"(v.z), "f"(v.w)
+               : "memory");
 }
 __device__ __forceinline__ void st_shared_v2_f32(std::uint32_t addr, float x, float y) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(x), "f"(y) : "memory");
@@ -680,6 +698,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr int KSTEPS = BK / Op::kInstK;  // instructions per stage: 4
   static_assert(B_K || E::kBytes == 2, "tf32 B is K-major only");
   static_assert(!C_T || (E::kBytes == 4 && !A_K), "C_T comes only with a mirrored tf32 product");
+  static_assert(!Cfg::kSplit3 || (A_K && B_K), "the in-kernel split reads K-major tiles");
   // tf32 with an M-major A: the consumers load their A fragments from the tile into registers.
   constexpr bool A_RS = E::kBytes == 4 && !A_K;
   // M/N-major tiles are stored as chunks of 64 elements (one 128-byte row each) x BK k-rows.
@@ -943,6 +962,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   };
   std::uint32_t epi_chunk = 0;  // staging chunks written so far (odd chunk counts per tile)
+  // SPLIT3: the slot the next stage's remainders go to (the two alternate).
+  const std::uint32_t split_slots = ring + STAGES * Cfg::kStageBytes + Cfg::kEpiBytes;
+  std::uint32_t split_slot = 0;
   for (int unit = cluster_id; unit < units; unit += clusters) {
     const int2 origin = tile_origin(tile_of(unit));
     const int m0 = origin.x;
@@ -958,7 +980,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       bool restart = kt == kr.x;
       if constexpr (Cfg::kPromote > 0) {
         restart = (kt - kr.x) % Cfg::kPromote == 0;
-        if (kt > kr.x && restart) {
+        if (!Cfg::kSplit3 && kt > kr.x && restart) {
           wgmma_wait<0>();  // the window's wgmmas are done with d
 #pragma unroll
           for (int i = 0; i < BN / 2; ++i) acc[i] += d[i];
@@ -986,6 +1008,100 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const std::uint64_t db = smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024);
           Op::mma_rs(d, a[ks], db, (!restart || ks > 0) ? 1 : 0);
         }
+      } else if constexpr (Cfg::kSplit3) {
+        // B's tile (one consumer: the whole stage is this warpgroup's) becomes its tf32 parts in
+        // place and its remainders at the same offsets in the slot; the split is elementwise, so
+        // the swizzled layout carries over. This overlaps the previous stage's wgmmas, which read
+        // the other slot. Rows a short box left unwritten hold earlier data and feed only rows
+        // of C that are never stored.
+        const std::uint32_t slot =
+            split_slots + split_slot * static_cast<std::uint32_t>(Cfg::kBTileBytes);
+        split_slot ^= 1u;
+        constexpr int kGranules = Cfg::kBTileBytes / 16;
+        static_assert(kGranules % 128 == 0, "whole 16-byte granules per thread");
+#pragma unroll
+        for (int i = 0; i < kGranules / 128; ++i) {
+          const auto off = static_cast<std::uint32_t>((i * 128 + tid) * 16);
+          const uint4 v = ld_shared_v4_u32(b_base + off);
+          unsigned magnitude = 0;
+          float2 x = split_tf32_finite(__uint_as_float(v.x), magnitude);
+          float2 y = split_tf32_finite(__uint_as_float(v.y), magnitude);
+          float2 z = split_tf32_finite(__uint_as_float(v.z), magnitude);
+          float2 w = split_tf32_finite(__uint_as_float(v.w), magnitude);
+          if (magnitude >= kTf32FastLimit) {  // an Inf, a NaN or a rounding past FLT_MAX
+            x = split_tf32(__uint_as_float(v.x));
+            y = split_tf32(__uint_as_float(v.y));
+            z = split_tf32(__uint_as_float(v.z));
+            w = split_tf32(__uint_as_float(v.w));
+          }
+          st_shared_v4_f32(b_base + off, make_float4(x.x, y.x, z.x, w.x));
+          st_shared_v4_f32(slot + off, make_float4(x.y, y.y, z.y, w.y));
+        }
+        // The writes are the generic proxy's; the wgmmas read through the async proxy.
+        fence_proxy_async_smem();
+        // A's fragments go through registers, and the previous stage's wgmmas still read them:
+        // wait for those (their stage is then free), then load and split this stage's.
+        if (kt > kr.x) {
+          wgmma_wait<0>();
+          release_stage(prev_stage);
+        }
+        if constexpr (Cfg::kPromote > 0) {
+          if (kt > kr.x && restart) {
+#pragma unroll
+            for (int i = 0; i < BN / 2; ++i) acc[i] += d[i];
+          }
+        }
+        // Fragment register i of k-step ks holds A(16 warp + g + 8 (i % 2), 8 ks + t + 4 (i / 2))
+        // (g = lane / 4, t = lane % 4): in the K-major 128-byte swizzled tile, row m's 16-byte
+        // granule j lies at granule j ^ (m % 8), and m % 8 = g.
+        std::uint32_t a_big[KSTEPS][4], a_small[KSTEPS][4];
+        {
+          const int g = lane / 4;
+          const int t = lane % 4;
+          float a_raw[KSTEPS][4];
+          unsigned magnitude = 0;
+#pragma unroll
+          for (int ks = 0; ks < KSTEPS; ++ks) {
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+              const int m = 16 * warp + g + 8 * (i % 2);
+              const int granule = (2 * ks + i / 2) ^ g;
+              a_raw[ks][i] = __uint_as_float(ld_shared_u32(
+                  a_base + static_cast<std::uint32_t>(m * RB + granule * 16 + 4 * t)));
+              const float2 parts = split_tf32_finite(a_raw[ks][i], magnitude);
+              a_big[ks][i] = __float_as_uint(parts.x);
+              a_small[ks][i] = __float_as_uint(parts.y);
+            }
+          }
+          if (magnitude >= kTf32FastLimit) {  // an Inf, a NaN or a rounding past FLT_MAX
+#pragma unroll
+            for (int ks = 0; ks < KSTEPS; ++ks) {
+#pragma unroll
+              for (int i = 0; i < 4; ++i) {
+                const float2 parts = split_tf32(a_raw[ks][i]);
+                a_big[ks][i] = __float_as_uint(parts.x);
+                a_small[ks][i] = __float_as_uint(parts.y);
+              }
+            }
+          }
+        }
+        named_barrier_sync(1, 128);  // every thread's part of B is written
+        const std::uint32_t b_small = slot;
+        wgmma_fence();
+        // The remainder terms first: remainder(A) big(B), big(A) remainder(B), big(A) big(B).
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+          Op::mma_rs(d, a_small[ks], smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024),
+                     (!restart || ks > 0) ? 1 : 0);
+        }
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+          Op::mma_rs(d, a_big[ks], smem_desc(b_small + ks * Op::kInstK * E::kBytes, 16, 1024), 1);
+        }
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+          Op::mma_rs(d, a_big[ks], smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024), 1);
+        }
       } else {
         wgmma_fence();
 #pragma unroll
@@ -1008,7 +1124,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if constexpr (A_RS) {
         wgmma_wait<0>();
         release_stage(stage);
-      } else {
+      } else if constexpr (!Cfg::kSplit3) {  // (the split waits before its next A fragments)
         wgmma_wait<1>();
         if (kt > kr.x) release_stage(prev_stage);
       }
@@ -1241,11 +1357,17 @@ KernelRef select_layouts(const Problem& q, bool c_t) {
     // tf32: B K-major; A K-major from shared memory or M-major through registers. Both operands
     // M/N-major is left to the mma_sync family.
     if (!views::b_k_contiguous(q)) return KernelRef{};
-    if (views::a_k_contiguous(q)) {
-      return c_t ? KernelRef{} : kernel_ref<Cfg, E, CT, true, true>();
+    if constexpr (Cfg::kSplit3) {
+      // The in-kernel split rewrites shared-memory tiles, not register fragments: K-major A.
+      if (c_t || !views::a_k_contiguous(q)) return KernelRef{};
+      return kernel_ref<Cfg, E, CT, true, true>();
+    } else {
+      if (views::a_k_contiguous(q)) {
+        return c_t ? KernelRef{} : kernel_ref<Cfg, E, CT, true, true>();
+      }
+      return c_t ? kernel_ref<Cfg, E, CT, false, true, true>()
+                 : kernel_ref<Cfg, E, CT, false, true, false>();
     }
-    return c_t ? kernel_ref<Cfg, E, CT, false, true, true>()
-               : kernel_ref<Cfg, E, CT, false, true, false>();
   } else {
     if (c_t) return KernelRef{};
     return views::dispatch_layouts(q, [](auto a_k, auto b_k) {
@@ -1408,7 +1530,9 @@ SplitPlan split_plan(const Problem& q) {
                                static_cast<double>(q.m - partial_first_row<Cfg>(q, tiles - tail)) *
                                static_cast<double>(partial_pitch(q.n));
     constexpr double kTileElems = static_cast<double>(Cfg::BM) * Cfg::BN;
-    const double tile_ns = 2.0 * kTileElems * static_cast<double>(q.k) /
+    // (The in-kernel split runs three products per k-tile.)
+    const double tile_ns = (Cfg::kSplit3 ? 3.0 : 1.0) * 2.0 * kTileElems *
+                           static_cast<double>(q.k) /
                            (Cfg::kElemBytes == 2 ? kSmFlopPerNs16 : kSmFlopPerNs16 / 2);
     auto cost = [&](std::int64_t s) {
       const double partial_bytes = 2.0 * sizeof(float) * kTileElems * static_cast<double>(s * tail);
@@ -1475,12 +1599,15 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   } else {
     const OperandGeometry ga = a_geometry(q);
     const OperandGeometry gb = b_geometry(q);
-    if (cudaError_t err = make_tensor_map(&ma, q.a.dtype, q.a.data, ga.rows, ga.cols, q.a.ld,
+    // A tf32 map rounds fp32 to tf32 on the way in; the in-kernel split needs the fp32 elements.
+    const DType a_map = Cfg::kSplit3 ? DType::kF32 : q.a.dtype;
+    const DType b_map = Cfg::kSplit3 ? DType::kF32 : q.b.dtype;
+    if (cudaError_t err = make_tensor_map(&ma, a_map, q.a.data, ga.rows, ga.cols, q.a.ld,
                                           k.a_k ? a_rows : Cfg::BK, k.a_k ? Cfg::BK : kMnChunk);
         err != cudaSuccess) {
       return err;
     }
-    if (cudaError_t err = make_tensor_map(&mb, q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld,
+    if (cudaError_t err = make_tensor_map(&mb, b_map, q.b.data, gb.rows, gb.cols, q.b.ld,
                                           k.b_k ? b_rows : Cfg::BK, k.b_k ? Cfg::BK : kMnChunk);
         err != cudaSuccess) {
       return err;
