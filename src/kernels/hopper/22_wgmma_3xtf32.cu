@@ -111,11 +111,10 @@ __global__ void __launch_bounds__(kSplitThreads) split_3xtf32_kernel(const Split
         float* line = j.dst + r * j.segments * j.kp + c0 + tx;
         if (j.small_segment < 0) {
           line[0] = x;
-        } else {
+        } else {  // three segments
           const float2 s = split_tf32(x);
-          for (int seg = 0; seg < j.segments; ++seg) {
-            line[seg * j.kp] = seg == j.small_segment ? s.y : s.x;
-          }
+#pragma unroll
+          for (int seg = 0; seg < 3; ++seg) line[seg * j.kp] = seg == j.small_segment ? s.y : s.x;
         }
       }
     }
