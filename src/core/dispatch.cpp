@@ -102,14 +102,17 @@ enum class When : std::uint8_t {
   kF32TensorThinK,
   kF32TensorUnder,
   kF32Tensor,
-  // fp32 with M or N of 16..256 against the other of 256 or more and K >= 512, where the
-  // operand of that longer side is K-major (A row-major, B column-major) with a 16-byte base and
-  // pitch: rung 22's in-kernel split reads it in place, once, where the split beforehand writes
-  // and reads it three times and the CUDA cores' skinny tiles ran at a fraction of cuBLAS
-  // (perf-notes.md, "Rung 22's split in the kernel"). kF32InKernel64: that with the 64x64 tile,
-  // where the oriented N (N, or M under a column-major C) is at most 64, or where 64x128 tiles
-  // fill between a third of the SMs and 85% of them with K < 4096 (neither the few-tile split-K
-  // nor a wave: the 64x64 tile's twice as many tiles were faster there).
+  // fp32 where rung 22's in-kernel split reads the operand of the longer side once, where the
+  // split beforehand writes and reads it three times and the CUDA cores' skinny tiles ran at a
+  // fraction of cuBLAS (perf-notes.md, "Rung 22's split in the kernel"): M or N of 16..256
+  // against the other of 256 or more and K >= 512, with that operand K-major (A row-major, B
+  // column-major) at a 16-byte base and pitch, read in place; or M or N of 48..192 against 256
+  // or more, K >= 256 and at least 2^25 multiply-adds, with that operand of at most 40 MiB,
+  // copied once (its copy stays in the L2; past it, and with fewer rows or columns, the CUDA
+  // cores' tiles were faster). kF32InKernel64: that with the 64x64 tile, where the oriented N
+  // (N, or M under a column-major C) is at most 64, where K < 512, or where 64x128 tiles fill more
+  // than a third of the SMs and 64x64 tiles no more than a wave with K < 4096 (the 64x128 tile
+  // then neither splits K nor fills a wave).
   kF32InKernel64,
   kF32InKernel,
   kAlways,
@@ -151,9 +154,9 @@ struct Rule {
 // Where set_fp32_math allows three tf32 products (rung 22; the default) and the product is large
 // against its operands (kF32Tensor), those run ahead of every tile rule: the 128x64 tile where
 // 128x128 tiles leave SMs idle and K is short, else the 128x128 tile (rung 22 has no 128x256
-// tile); with K of 16..64 ahead of thin_k too. Ahead of all of them, M or N of 16..256 whose
-// long-side operand a tensor map reads K-major in place (kF32InKernel): rung 22's in-kernel
-// split on 64-row tiles.
+// tile); with K of 16..64 ahead of thin_k too. Ahead of all of them, small M or N against a long
+// side whose operand is read in place, or copied once into the L2 (kF32InKernel): rung 22's
+// in-kernel split on 64-row tiles.
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kF32InKernel64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs"},
@@ -335,10 +338,17 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kF32InKernel: {
       if (fp32_math() != Fp32Math::kThreeTf32) return false;
       const std::int64_t small = std::min(p.m, p.n);
-      if (small < 16 || small > 256 || std::max(p.m, p.n) < 256 || p.k < 512) return false;
+      const std::int64_t large = std::max(p.m, p.n);
+      if (large < 256) return false;
       const bool a_long = p.m >= p.n;
       const ConstMatrixRef& x = a_long ? p.a : p.b;
-      return x.layout == (a_long ? Layout::kRowMajor : Layout::kColMajor) && pitch_16b(x);
+      const bool in_place =
+          x.layout == (a_long ? Layout::kRowMajor : Layout::kColMajor) && pitch_16b(x);
+      if (in_place && small >= 16 && small <= 256 && p.k >= 512) return true;
+      constexpr std::int64_t kCopiedBytes = std::int64_t{40} << 20;
+      return small >= 48 && small <= 192 && p.k >= 256 &&
+             p.m * p.n * p.k >= (std::int64_t{1} << 25) &&
+             large * p.k * static_cast<std::int64_t>(sizeof(float)) <= kCopiedBytes;
     }
     case When::kF32InKernel64: {
       if (!holds(When::kF32InKernel, p, sms)) return false;
@@ -346,7 +356,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       const std::int64_t m = c_row ? p.m : p.n;
       const std::int64_t n = c_row ? p.n : p.m;
       const std::int64_t t128 = ((m + 63) / 64) * ((n + 127) / 128);
-      return n <= 64 || (3 * t128 > sms && 100 * t128 < 85 * sms && p.k < 4096);
+      const std::int64_t t64 = ((m + 63) / 64) * ((n + 63) / 64);
+      return n <= 64 || p.k < 512 || (3 * t128 > sms && t64 <= sms && p.k < 4096);
     }
     case When::kAlways:
       return true;

@@ -35,12 +35,14 @@ __device__ __forceinline__ float2 split_tf32(float x) {
 // a bit pattern (finite, and its rounding stays finite): the caller folds `magnitude` with max
 // and takes split_tf32 for any x past that.
 constexpr unsigned kTf32FastLimit = 0x7f7ff000u;
-__device__ __forceinline__ float2 split_tf32_finite(float x, unsigned& magnitude) {
-  const unsigned u = __float_as_uint(x);
-  magnitude = max(magnitude, u & 0x7fffffffu);
-  const float big = __uint_as_float((u + 0x1000u) & 0xffffe000u);
+__device__ __forceinline__ float2 split_tf32_round(float x) {
+  const float big = __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
   const float small = __uint_as_float((__float_as_uint(x - big) + 0x1000u) & 0xffffe000u);
   return make_float2(big, small);
+}
+__device__ __forceinline__ float2 split_tf32_finite(float x, unsigned& magnitude) {
+  magnitude = max(magnitude, __float_as_uint(x) & 0x7fffffffu);
+  return split_tf32_round(x);
 }
 
 // C's element type: loads and stores of one or two consecutive elements, converted from the fp32

@@ -119,15 +119,15 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
     EXPECT_EQ(chosen(5948, 599, 333, lb, 0, kX3), x128);
     EXPECT_EQ(chosen(640, 2000, 1000, lb, 0, kX3), x128);
     // bound by the bytes of the split operands, or too short a K: the CUDA cores
-    EXPECT_TRUE(starts_with(chosen(53, 5574, 527, lb, 0, kX3), "tuned_"));
+    EXPECT_TRUE(starts_with(chosen(40, 5574, 527, lb, 0, kX3), "tuned_"));
     if (lb == Layout::kRowMajor) {  // (column-major: Fp32SmallMOrNReadInPlace...)
       EXPECT_TRUE(starts_with(chosen(64, 4096, 4096, lb, 0, kX3), "tuned_"));
     }
     EXPECT_TRUE(starts_with(chosen(576, 471, 161, lb, 0, kX3), "tuned_"));
-    EXPECT_TRUE(starts_with(chosen(131, 4188, 2207, lb, 0, kX3), "tuned_"));
+    EXPECT_TRUE(starts_with(chosen(5312, 122, 3719, lb, 0, kX3), "tuned_"));
     // small M or N with a longer K, where the CUDA cores' tiles run far below their peak
     EXPECT_EQ(chosen(169, 3579, 1383, lb, 0, kX3).rfind("wgmma_3xtf32_", 0), 0u);
-    EXPECT_EQ(chosen(101, 329, 4514, lb, 0, kX3), x128);
+    EXPECT_EQ(chosen(1000, 329, 4514, lb, 0, kX3), x128);
     EXPECT_EQ(chosen(1, 8192, 8192, lb, 0, kX3), "gemv");
     EXPECT_EQ(chosen(2, 8192, 8192, lb, 0, kX3), "narrow_n4");
     EXPECT_EQ(chosen(3404, 5730, 1, lb, 0, kX3), "thin_k");
@@ -143,11 +143,12 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
 }
 
 // M or N of 16..256 against a long side of 256 or more and K >= 512, whose long-side operand a
-// tensor map reads K-major in place (A row-major, B column-major, 16-byte base and pitch): rung
-// 22's in-kernel split, on 64x64 tiles where the oriented N is at most 64 or 64x128 tiles would
-// fill a third to 85% of the SMs with K < 4096, else on 64x128 tiles. Not with the long side's
-// operand N-major, an odd pitch or base, M or N outside 16..256, K < 512, or under kSimt.
-TEST(AutoRule, Fp32SmallMOrNReadInPlaceTakesTheInKernelSplit) {
+// tensor map reads K-major in place (A row-major, B column-major, 16-byte base and pitch), or M
+// or N of 48..192 with K >= 256, 2^25 multiply-adds and a long-side operand of at most 40 MiB
+// (copied): rung 22's in-kernel split, on 64x64 tiles where the oriented N is at most 64, K <
+// 512, or 64x128 tiles fill more than a third of the SMs and 64x64 tiles at most a wave with K <
+// 4096, else on 64x128 tiles. Not otherwise, nor under kSimt.
+TEST(AutoRule, Fp32SmallMOrNTakesTheInKernelSplit) {
   const std::string cs128 = "wgmma_3xtf32_64x128x32_s8_p1_cs";
   const std::string cs64 = "wgmma_3xtf32_64x64x32_s12_p1_cs";
   if (find_kernel(cs128) == nullptr) GTEST_SKIP() << "built without sm_90a";
@@ -161,11 +162,17 @@ TEST(AutoRule, Fp32SmallMOrNReadInPlaceTakesTheInKernelSplit) {
   EXPECT_EQ(chosen(36, 7672, 1728, kCol, 0, kX3), cs64);  // 60 tiles of 64x128
   EXPECT_EQ(chosen(2502, 24, 640, kCol, 0, kX3), cs64);   // the long side is A's (row-major)
   EXPECT_EQ(chosen(3384, 42, 6316, kRow, 0, kX3), cs64);
+  // copied (B row-major here): M or N of 48..192, the long side's operand of at most 40 MiB
+  EXPECT_EQ(chosen(131, 4188, 2207, kRow, 0, kX3), cs128);
+  EXPECT_EQ(chosen(169, 3579, 1383, kRow, 0, kX3), cs128);
+  EXPECT_EQ(chosen(139, 5420, 288, kRow, 0, kX3), cs64);  // K < 512
+  EXPECT_EQ(chosen(63, 2318, 3586, kRow, 0, kX3), cs128);
   for (const std::string& other :
        {chosen(64, 8192, 8192, kRow, 0, kX3), chosen(64, 8191, 8191, kCol, 0, kX3),
         chosen(64, 4096, 4096, kCol, 1, kX3), chosen(8, 8192, 8192, kCol, 0, kX3),
-        chosen(300, 4096, 4096, kCol, 0, kX3), chosen(64, 4096, 256, kCol, 0, kX3),
-        chosen(64, 200, 4096, kCol, 0, kX3)}) {
+        chosen(300, 4096, 4096, kCol, 0, kX3), chosen(64, 4096, 200, kCol, 0, kX3),
+        chosen(64, 200, 4096, kCol, 0, kX3), chosen(45, 7302, 1944, kRow, 0, kX3),
+        chosen(5312, 122, 3719, kRow, 0, kX3), chosen(269, 113, 322, kRow, 0, kX3)}) {
     EXPECT_FALSE(ends_with(other, "_cs")) << other;
   }
   EXPECT_FALSE(starts_with(chosen(64, 8192, 8192, kCol), "wgmma_3xtf32")) << "under kSimt";

@@ -1019,23 +1019,34 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         split_slot ^= 1u;
         constexpr int kGranules = Cfg::kBTileBytes / 16;
         static_assert(kGranules % 128 == 0, "whole 16-byte granules per thread");
+        // All of this thread's granules are loaded first and checked once, so that the split
+        // below is straight-line code over independent elements (a branch per granule left
+        // the one consumer warp per scheduler waiting on each dependence chain in turn).
+        constexpr int kMine = kGranules / 128;
+        uint4 v[kMine];
+        unsigned magnitude = 0;
 #pragma unroll
-        for (int i = 0; i < kGranules / 128; ++i) {
-          const auto off = static_cast<std::uint32_t>((i * 128 + tid) * 16);
-          const uint4 v = ld_shared_v4_u32(b_base + off);
-          unsigned magnitude = 0;
-          float2 x = split_tf32_finite(__uint_as_float(v.x), magnitude);
-          float2 y = split_tf32_finite(__uint_as_float(v.y), magnitude);
-          float2 z = split_tf32_finite(__uint_as_float(v.z), magnitude);
-          float2 w = split_tf32_finite(__uint_as_float(v.w), magnitude);
-          if (magnitude >= kTf32FastLimit) {  // an Inf, a NaN or a rounding past FLT_MAX
-            x = split_tf32(__uint_as_float(v.x));
-            y = split_tf32(__uint_as_float(v.y));
-            z = split_tf32(__uint_as_float(v.z));
-            w = split_tf32(__uint_as_float(v.w));
+        for (int i = 0; i < kMine; ++i) {
+          v[i] = ld_shared_v4_u32(b_base + static_cast<std::uint32_t>((i * 128 + tid) * 16));
+          magnitude = max(magnitude, max(max(v[i].x & 0x7fffffffu, v[i].y & 0x7fffffffu),
+                                         max(v[i].z & 0x7fffffffu, v[i].w & 0x7fffffffu)));
+        }
+        auto split_b = [&](auto split) {
+#pragma unroll
+          for (int i = 0; i < kMine; ++i) {
+            const auto off = static_cast<std::uint32_t>((i * 128 + tid) * 16);
+            const float2 x = split(__uint_as_float(v[i].x));
+            const float2 y = split(__uint_as_float(v[i].y));
+            const float2 z = split(__uint_as_float(v[i].z));
+            const float2 w = split(__uint_as_float(v[i].w));
+            st_shared_v4_f32(b_base + off, make_float4(x.x, y.x, z.x, w.x));
+            st_shared_v4_f32(slot + off, make_float4(x.y, y.y, z.y, w.y));
           }
-          st_shared_v4_f32(b_base + off, make_float4(x.x, y.x, z.x, w.x));
-          st_shared_v4_f32(slot + off, make_float4(x.y, y.y, z.y, w.y));
+        };
+        if (magnitude >= kTf32FastLimit) {  // an Inf, a NaN or a rounding past FLT_MAX
+          split_b([](float x) { return split_tf32(x); });
+        } else {
+          split_b([](float x) { return split_tf32_round(x); });
         }
         // The writes are the generic proxy's; the wgmmas read through the async proxy.
         fence_proxy_async_smem();
