@@ -109,6 +109,22 @@ sanitize_verify() {
     echo "FAIL $log $tool $ab $lay pad $pad" | tee -a "$summary"
 }
 
+# bench_by_layout NAME KERNELS OUT "la lb lc:SHAPE ..."...: an f32 bench of KERNELS on the shapes of
+# each layout mix, logged as step NAME_<layouts> and written to ${TAG}_OUT-<layouts>.json (the
+# caller's environment applies: prefix TILEGEMM_TUNE_CACHE=off for the rules alone).
+bench_by_layout() {
+  local name=$1 kernels=$2 out=$3 lay la lb lc s shapes
+  shift 3
+  for lay in "$@"; do
+    read -r la lb lc <<<"${lay%%:*}"
+    shapes=()
+    for s in ${lay#*:}; do shapes+=(--shape "$s"); done
+    run_step "${name}_$la$lb$lc" bench --kernels "$kernels" --dtype f32 --layout-a "$la" \
+      --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" --format json \
+      --output "${TAG}_$out-$la$lb$lc.json"
+  done
+}
+
 for step in "${STEPS[@]}"; do
   case $step in
     info)
@@ -650,18 +666,11 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # Where rung 22's rules hand over: thin K (K of 1..64) against thin_k, and a long K over
       # few 128x128 tiles on the 128x64 tile against the 128x128 tile's split-K.
       XK='thin_k,wgmma_3xtf32_128x128x32_s6_ts_p4,wgmma_3xtf32_128x64x32_s8_ts_p4,auto'
-      for lay in "col col col:4242x6657x39 2982x6722x29 3404x5730x1" \
-        "row col col:548x7190x30" "row col row:4002x1483x37 863x5519x27 8129x2242x2 7920x6669x3" \
-        "col row col:7155x5417x26" "row row col:330x3978x31" \
-        "row row row:1024x512x64 2048x2048x32 4096x4096x16 4096x4096x64 4096x4096x15
-          4096x4096x8"; do
-        read -r la lb lc <<<"${lay%%:*}"
-        shapes=()
-        for s in ${lay#*:}; do shapes+=(--shape "$s"); done
-        run_step "x3_thin_k_$la$lb$lc" bench --kernels "$XK" --dtype f32 --layout-a "$la" \
-          --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" --format json \
-          --output "${TAG}_3xtf32-thin-k-$la$lb$lc.json"
-      done
+      bench_by_layout x3_thin_k "$XK" 3xtf32-thin-k \
+        "col col col:4242x6657x39 2982x6722x29 3404x5730x1" "row col col:548x7190x30" \
+        "row col row:4002x1483x37 863x5519x27 8129x2242x2 7920x6669x3" "col row col:7155x5417x26" \
+        "row row col:330x3978x31" \
+        "row row row:1024x512x64 2048x2048x32 4096x4096x16 4096x4096x64 4096x4096x15 4096x4096x8"
       run_step x3_long_k bench --kernels "${XK#thin_k,}" --dtype f32 --shape 1024x1024x1024 \
         --shape 1024x1024x2048 --shape 1024x1024x4096 --shape 1024x1024x8192 \
         --shape 1024x1024x32768 --shape 768x768x16384 --shape 1000x1000x4000 \
@@ -673,22 +682,14 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # (auto under TILEGEMM_FP32_MATH=simt, rules only), to place the bound.
       XM='wgmma_3xtf32_128x128x32_s6_ts_p4,wgmma_3xtf32_128x64x32_s8_ts_p4'
       XM="$XM,wgmma_3xtf32_64x64x32_s13_p4,auto"
-      for lay in "row col col:53x5574x527 81x350x110 243x3665x647" \
+      TILEGEMM_FP32_MATH=simt TILEGEMM_TUNE_CACHE=off bench_by_layout x3_mid "$XM" 3xtf32-mid \
+        "row col col:53x5574x527 81x350x110 243x3665x647" \
         "col row row:55x3769x33 63x2318x3586 323x2583x525 576x471x161 1876x94x471 5065x262x3829" \
-        "col col row:70x220x24 169x3579x1383" \
-        "row row row:71x417x30 284x809x509 1025x125x46" \
-        "col col col:83x3000x541 101x329x4514 104x795x2044 123x130x42 163x282x46
-          269x113x322 562x75x247 2691x131x48" \
-        "col row col:131x4188x2207 5312x122x3719" \
-        "row row col:139x5420x288 581x431x293" \
-        "row col row:2033x330x420"; do
-        read -r la lb lc <<<"${lay%%:*}"
-        shapes=()
-        for s in ${lay#*:}; do shapes+=(--shape "$s"); done
-        TILEGEMM_FP32_MATH=simt TILEGEMM_TUNE_CACHE=off run_step "x3_mid_$la$lb$lc" bench \
-          --kernels "$XM" --dtype f32 --layout-a "$la" --layout-b "$lb" --layout-c "$lc" \
-          "${shapes[@]}" --format json --output "${TAG}_3xtf32-mid-$la$lb$lc.json"
-      done
+        "col col row:70x220x24 169x3579x1383" "row row row:71x417x30 284x809x509 1025x125x46" \
+        "col col col:83x3000x541 101x329x4514 104x795x2044 123x130x42 163x282x46 269x113x322
+          562x75x247 2691x131x48" \
+        "col row col:131x4188x2207 5312x122x3719" "row row col:139x5420x288 581x431x293" \
+        "row col row:2033x330x420"
       ;;
     3xtf32-cs)
       # Rung 22's split inside the kernel (the _cs instances): verified at the fp32 tolerance in
@@ -717,20 +718,14 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         --dtype f32 --m 1024 --n 1024 --k 64,1024,16384,131072 --format json \
         --output "${TAG}_x3cs-accuracy.json"
       XCB="$XCB,wgmma_3xtf32_64x64x32_s13_p4,auto"
-      for lay in "col row col:22x2501x5639 32x4533x1297 131x4188x2207 5312x122x3719 5169x16x1413" \
+      TILEGEMM_TUNE_CACHE=off bench_by_layout x3cs "$XCB" x3cs \
+        "col row col:22x2501x5639 32x4533x1297 131x4188x2207 5312x122x3719 5169x16x1413" \
         "col col row:169x3579x1383 2491x31x3012" \
         "col row row:63x2318x3586 192x33x7270 1876x94x471" "row row col:10x5235x6931 139x5420x288" \
         "col col col:14x5273x1186 104x795x2044 83x3000x541" \
         "row row row:3383x42x6316" "row col col:53x5574x527 33x3620x321" \
         "row col row:6x2834x1188 22x2500x5640 64x8192x8192 16x4096x4096 128x8192x4096
-          256x4096x4096"; do
-        read -r la lb lc <<<"${lay%%:*}"
-        shapes=()
-        for s in ${lay#*:}; do shapes+=(--shape "$s"); done
-        TILEGEMM_TUNE_CACHE=off run_step "x3cs_$la$lb$lc" bench --kernels "$XCB" --dtype f32 \
-          --layout-a "$la" --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" --format json \
-          --output "${TAG}_x3cs-$la$lb$lc.json"
-      done
+          256x4096x4096"
       ;;
     3xtf32-cs-random)
       # The random fp32 shapes of three seeds: auto (rules only) beside rung 22's in-kernel split
@@ -745,16 +740,10 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # fp32 products with M or N of 5..16 against a long other side (random seeds 7, 3, 11):
       # rung 21's narrow products beside the CUDA cores' skinny tile that auto takes there.
       XN='narrow_n8,narrow_n16,auto'
-      for lay in "row col row:6x2834x1188 6x7043x176 5x3291x47" "row row col:10x5235x6931" \
+      TILEGEMM_TUNE_CACHE=off bench_by_layout narrow_f32 "$XN" narrow-f32-mid \
+        "row col row:6x2834x1188 6x7043x176 5x3291x47" "row row col:10x5235x6931" \
         "col col col:14x5273x1186 375x5x2054" "col row col:5169x16x1413 8x5x1283" \
-        "col row row:1807x9x5441 474x10x365 35x5x5919" "col col row:2222x5x1091 2369x7x144"; do
-        read -r la lb lc <<<"${lay%%:*}"
-        shapes=()
-        for s in ${lay#*:}; do shapes+=(--shape "$s"); done
-        TILEGEMM_TUNE_CACHE=off run_step "narrow_f32_$la$lb$lc" bench --kernels "$XN" \
-          --dtype f32 --layout-a "$la" --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" \
-          --format json --output "${TAG}_narrow-f32-mid-$la$lb$lc.json"
-      done
+        "col row row:1807x9x5441 474x10x365 35x5x5919" "col col row:2222x5x1091 2369x7x144"
       ;;
     3xtf32-random)
       # The random fp32 shapes of three seeds with auto's default math (three tf32 products

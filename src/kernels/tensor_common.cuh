@@ -16,8 +16,9 @@
 namespace tilegemm::kernels {
 
 // fp32 as tf32 parts (rung 22's 3xTF32): x's tf32 rounding and the tf32 rounding of what is left,
-// x - big (exact in fp32). The remainder of an Inf or NaN is taken as 0, so Inf * finite stays
-// Inf (x - tf32(x) would be NaN); a finite x whose tf32 rounding overflows keeps its truncation.
+// x - big (exact in fp32). The remainder of an Inf or NaN is taken as 0 (x - tf32(x) would be
+// NaN); a finite x whose tf32 rounding overflows keeps its truncation (22_wgmma_3xtf32.cu says
+// what becomes of non-finite inputs).
 __device__ __forceinline__ float tf32_round(float x) {
   unsigned r;
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));

@@ -584,6 +584,58 @@ TEST(Library, WgmmaStagedStoresCoverEveryLineOffset) {
   EXPECT_GT(checked, 0) << "no wgmma TMA-store kernel ran";
 }
 
+// Rung 22's split (beforehand and in the kernel) on inputs its fast path does not cover: with A
+// and B all ones, a NaN in A's row 1 makes C's row 1 NaN, an Inf in row 0 never comes out finite
+// (three tf32 products cannot keep it Inf: big(Inf) times B's zero remainders is NaN, which is
+// what row 0 holds), and 3.4e38 in row 2, whose tf32 rounding would overflow, keeps a finite row
+// of about 3.4e38 (its truncation plus the remainder). Every other element is K. Column-major
+// and row-major B: the in-kernel split reads the first in place and copies the second.
+TEST(Library, ThreeTf32KeepsNanAndTheLargestFiniteAndNoInfFinite) {
+  TILEGEMM_REQUIRE_GPU();
+  constexpr std::int64_t m = 70, n = 90, k = 100;
+  const float big = 3.4e38f;
+  std::vector<float> a(m * k, 1.0f), b(k * n, 1.0f);
+  a[0 * k + 5] = std::numeric_limits<float>::infinity();
+  a[1 * k + 7] = std::numeric_limits<float>::quiet_NaN();
+  a[2 * k + 9] = big;
+  float *da = nullptr, *db = nullptr, *dc = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&da), sizeof(float) * a.size()), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&db), sizeof(float) * b.size()), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dc), sizeof(float) * m * n), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(da, a.data(), sizeof(float) * a.size(), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(db, b.data(), sizeof(float) * b.size(), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  int checked = 0;
+  for (const KernelInfo& kernel : all_kernels()) {
+    if (kernel.family != "wgmma_3xtf32" || !runs_on_current_device(kernel)) continue;
+    for (Layout lb : {Layout::kColMajor, Layout::kRowMajor}) {  // B all ones: either layout
+      const Problem p =
+          Problem::make(m, n, k, da, db, dc, 1.0f, 0.0f, Layout::kRowMajor, lb, Layout::kRowMajor);
+      if (!kernel.can_implement(p)) continue;
+      SCOPED_TRACE(kernel.name + (lb == Layout::kRowMajor ? " row-major B" : " col-major B"));
+      ASSERT_EQ(cudaMemset(dc, 0xff, sizeof(float) * m * n), cudaSuccess);  // NaN poison
+      ASSERT_TRUE(gemm(p, kernel.name, 0).ok());
+      std::vector<float> c(m * n);
+      ASSERT_EQ(cudaMemcpy(c.data(), dc, sizeof(float) * c.size(), cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      for (std::int64_t j = 0; j < n; ++j) {
+        EXPECT_FALSE(std::isfinite(c[0 * n + j])) << "row 0, col " << j;
+        EXPECT_TRUE(std::isnan(c[1 * n + j])) << "row 1, col " << j;
+        EXPECT_NEAR(c[2 * n + j], big, 1e-6 * big) << "row 2, col " << j;
+        for (std::int64_t i = 3; i < m; ++i) {
+          ASSERT_EQ(c[i * n + j], static_cast<float>(k)) << "row " << i << ", col " << j;
+        }
+      }
+      ++checked;
+    }
+  }
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  EXPECT_GT(checked, 0) << "no wgmma_3xtf32 instance ran";
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTypes, LibraryTyped, ::testing::ValuesIn(all_gemm_types()),
                          testing::types_param_name);
 

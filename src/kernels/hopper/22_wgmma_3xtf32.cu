@@ -41,8 +41,12 @@
 // or no tensor map can describe it; with both read in place there is no pass at all. It waits
 // for each k-tile's wgmmas before rewriting A's fragment registers, so it promotes every k-tile.
 //
-// Non-finite inputs: the remainder of an Inf or NaN is taken as 0, so Inf * finite stays Inf
-// (x - tf32(x) would be NaN); a finite x whose tf32 rounding overflows keeps its truncation.
+// Non-finite inputs: the remainder of an Inf or NaN is taken as 0 (x - tf32(x) would be NaN); a
+// finite x whose tf32 rounding overflows keeps its truncation. NaN propagates, but an Inf does
+// not survive as Inf: its tf32 part meets the other operand's remainders, and Inf times a zero
+// remainder is NaN. No split into three products keeps Inf x finite = Inf for every finite
+// partner; where Inf must come out as Inf, set_fp32_math(Fp32Math::kSimt) keeps SGEMM's
+// semantics (tested: Library.ThreeTf32KeepsNanAndTheLargestFiniteAndNoInfFinite).
 #include <cuda_runtime.h>
 
 #include <algorithm>
