@@ -720,7 +720,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       XCB="$XCB,wgmma_3xtf32_64x64x32_s13_p4,auto"
       TILEGEMM_TUNE_CACHE=off bench_by_layout x3cs "$XCB" x3cs \
         "col row col:22x2501x5639 32x4533x1297 131x4188x2207 5312x122x3719 5169x16x1413" \
-        "col col row:169x3579x1383 2491x31x3012" \
+        "col col row:169x3579x1383 2491x31x3012 8192x64x8192 4096x128x4096" \
         "col row row:63x2318x3586 192x33x7270 1876x94x471" "row row col:10x5235x6931 139x5420x288" \
         "col col col:14x5273x1186 104x795x2044 83x3000x541" \
         "row row row:3383x42x6316" "row col col:53x5574x527 33x3620x321" \

@@ -105,8 +105,8 @@ enum class When : std::uint8_t {
   // fp32 where rung 22's in-kernel split reads the operand of the longer side once, where the
   // split beforehand writes and reads it three times and the CUDA cores' skinny tiles ran at a
   // fraction of cuBLAS (perf-notes.md, "Rung 22's split in the kernel"): M or N of 16..256
-  // against the other of 256 or more and K >= 512, with that operand K-major (A row-major, B
-  // column-major) at a 16-byte base and pitch, read in place; or M or N of 48..192 against 256
+  // against the other of 256 or more and K >= 512, with that operand at a 16-byte base and
+  // pitch and K-major, or in the kernel's A role, read in place; or M or N of 48..192 against 256
   // or more, K >= 256 and at least 2^25 multiply-adds, with that operand of at most 40 MiB,
   // copied once (its copy stays in the L2; past it, and with fewer rows or columns, the CUDA
   // cores' tiles were faster). kF32InKernel64: that with the 64x64 tile, where the oriented N
@@ -340,10 +340,14 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       const std::int64_t small = std::min(p.m, p.n);
       const std::int64_t large = std::max(p.m, p.n);
       if (large < 256) return false;
+      // The long operand is read in place where it has a 16-byte pitch and, in the role it takes
+      // in the kernel (A and B trade roles under a column-major C), is A (either layout) or a
+      // K-major B.
       const bool a_long = p.m >= p.n;
       const ConstMatrixRef& x = a_long ? p.a : p.b;
-      const bool in_place =
-          x.layout == (a_long ? Layout::kRowMajor : Layout::kColMajor) && pitch_16b(x);
+      const bool k_major = x.layout == (a_long ? Layout::kRowMajor : Layout::kColMajor);
+      const bool kernel_a = a_long == (p.c.layout == Layout::kRowMajor);
+      const bool in_place = (k_major || kernel_a) && pitch_16b(x);
       if (in_place && small >= 16 && small <= 256 && p.k >= 512) return true;
       constexpr std::int64_t kCopiedBytes = std::int64_t{40} << 20;
       return small >= 48 && small <= 192 && p.k >= 256 &&

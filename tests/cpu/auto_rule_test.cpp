@@ -143,7 +143,7 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
 }
 
 // M or N of 16..256 against a long side of 256 or more and K >= 512, whose long-side operand a
-// tensor map reads K-major in place (A row-major, B column-major, 16-byte base and pitch), or M
+// tensor map reads in place (A in either layout, B column-major; 16-byte base and pitch), or M
 // or N of 48..192 with K >= 256, 2^25 multiply-adds and a long-side operand of at most 40 MiB
 // (copied): rung 22's in-kernel split, on 64x64 tiles where the oriented N is at most 64, K <
 // 512, or 64x128 tiles fill more than a third of the SMs and 64x64 tiles at most a wave with K <
@@ -162,6 +162,21 @@ TEST(AutoRule, Fp32SmallMOrNTakesTheInKernelSplit) {
   EXPECT_EQ(chosen(36, 7672, 1728, kCol, 0, kX3), cs64);  // 60 tiles of 64x128
   EXPECT_EQ(chosen(2502, 24, 640, kCol, 0, kX3), cs64);   // the long side is A's (row-major)
   EXPECT_EQ(chosen(3384, 42, 6316, kRow, 0, kX3), cs64);
+  {  // the long side's A column-major (M-major): its fragments are read from either layout
+    const Fp32MathScope scope(kX3);
+    const Problem p = Problem::make(4096, 64, 4096, g_buf, g_buf, g_buf, 1.0f, 0.0f, kCol, kRow,
+                                    kRow);
+    const KernelInfo* k = select_kernel(p);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->name, cs64);
+    // under a column-major C, A takes B's role in the kernel, which must be K-major: copied,
+    // and 64 MiB is past the copy bound
+    const Problem q = Problem::make(4096, 64, 4096, g_buf, g_buf, g_buf, 1.0f, 0.0f, kCol, kRow,
+                                    kCol);
+    const KernelInfo* kq = select_kernel(q);
+    ASSERT_NE(kq, nullptr);
+    EXPECT_FALSE(ends_with(kq->name, "_cs")) << kq->name;
+  }
   // copied (B row-major here): M or N of 48..192, the long side's operand of at most 40 MiB
   EXPECT_EQ(chosen(131, 4188, 2207, kRow, 0, kX3), cs128);
   EXPECT_EQ(chosen(169, 3579, 1383, kRow, 0, kX3), cs128);

@@ -36,9 +36,10 @@
 // times and the kernel reads it three times. These instances read it once, through fp32 tensor
 // maps (a tf32 map would round it on the way in): the consumer warpgroup, which owns the whole
 // stage, rewrites the stage's B tile in place as its tf32 parts and writes the remainders into a
-// spare B-sized slot, splits its A fragments in registers, and runs the three products with A
-// from registers. The pass then only copies an operand, once, K-major, where it is not K-major
-// or no tensor map can describe it; with both read in place there is no pass at all. It waits
+// spare B-sized slot, splits its A fragments (from a K-major or an M-major tile) in registers,
+// and runs the three products with A from registers. The pass then only copies A where no
+// tensor map can describe it and B also where it is not K-major, once, K-major; with both read
+// in place there is no pass at all. It waits
 // for each k-tile's wgmmas before rewriting A's fragment registers, so it promotes every k-tile.
 //
 // Non-finite inputs: the remainder of an Inf or NaN is taken as 0 (x - tf32(x) would be NaN); a
@@ -129,8 +130,9 @@ __global__ void __launch_bounds__(kSplitThreads) split_3xtf32_kernel(const Split
 
 // The pass over a problem with a row-major C (views::row_major_c): which operands it writes, how
 // A' and B' lie in the workspace, and the problem the tf32 kernel runs on them. The split
-// beforehand (three segments) writes both; with the split in the kernel (Config::kSplit3) an
-// operand is copied, as it is, only where it is not K-major or no tensor map can describe it.
+// beforehand (three segments) writes both; with the split in the kernel (Config::kSplit3) A is
+// copied only where no tensor map can describe it (the kernel reads its fragments from either
+// layout), B also where it is not K-major.
 struct SplitPlan3 {
   int segments = 3;
   std::int64_t kp = 0;
@@ -143,8 +145,8 @@ SplitPlan3 split_plan3(const Problem& q) {
   s.kp = views::round_up(q.k, kSplitKTile);
   if constexpr (Cfg::kSplit3) {
     s.segments = 1;
-    s.copy_a = !views::a_k_contiguous(q) ||
-               !hopper::tensor_map_describable(DType::kTF32, q.a.data, q.m, q.k, q.a.ld);
+    const hopper::OperandGeometry ga = hopper::a_geometry(q);  // A: either layout
+    s.copy_a = !hopper::tensor_map_describable(DType::kTF32, q.a.data, ga.rows, ga.cols, q.a.ld);
     s.copy_b = !views::b_k_contiguous(q) ||
                !hopper::tensor_map_describable(DType::kTF32, q.b.data, q.n, q.k, q.b.ld);
   }

@@ -698,9 +698,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr int KSTEPS = BK / Op::kInstK;  // instructions per stage: 4
   static_assert(B_K || E::kBytes == 2, "tf32 B is K-major only");
   static_assert(!C_T || (E::kBytes == 4 && !A_K), "C_T comes only with a mirrored tf32 product");
-  static_assert(!Cfg::kSplit3 || (A_K && B_K), "the in-kernel split reads K-major tiles");
-  // tf32 with an M-major A: the consumers load their A fragments from the tile into registers.
-  constexpr bool A_RS = E::kBytes == 4 && !A_K;
+  static_assert(!Cfg::kSplit3 || (B_K && !C_T), "the in-kernel split rewrites a K-major B tile");
+  // tf32 with an M-major A: the consumers load their A fragments from the tile into registers
+  // (A_RS; the in-kernel split loads them from either layout its own way).
+  constexpr bool A_MN_FRAGS = E::kBytes == 4 && !A_K;
+  constexpr bool A_RS = A_MN_FRAGS && !Cfg::kSplit3;
   // M/N-major tiles are stored as chunks of 64 elements (one 128-byte row each) x BK k-rows.
   constexpr int kChunkBytes = BK * RB;
   constexpr int kMnChunk = RB / E::kBytes;  // 64
@@ -933,7 +935,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // Fragment register i of k-step ks holds A(16 warp + g + 8 (i % 2), 8 ks + t + 4 (i / 2)),
   // g = lane / 4, t = lane % 4; its byte offset is a_frag[i] + ks * 8 lines.
   std::uint32_t a_frag[4] = {};
-  if constexpr (A_RS) {
+  if constexpr (A_MN_FRAGS) {
     const int g = lane / 4;
     const int t = lane % 4;
     const int chunk = 2 * cw + warp / 2;  // consumer cw's 64 rows are chunks 2 cw, 2 cw + 1
@@ -1063,8 +1065,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
         // Fragment register i of k-step ks holds A(16 warp + g + 8 (i % 2), 8 ks + t + 4 (i / 2))
-        // (g = lane / 4, t = lane % 4): in the K-major 128-byte swizzled tile, row m's 16-byte
-        // granule j lies at granule j ^ (m % 8), and m % 8 = g.
+        // (g = lane / 4, t = lane % 4): in a K-major 128-byte swizzled tile, row m's 16-byte
+        // granule j lies at granule j ^ (m % 8), and m % 8 = g; in an M-major one at a_frag[i]
+        // + 8 ks lines (A_RS above).
         std::uint32_t a_big[KSTEPS][4], a_small[KSTEPS][4];
         {
           const int g = lane / 4;
@@ -1077,8 +1080,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             for (int i = 0; i < 4; ++i) {
               const int m = 16 * warp + g + 8 * (i % 2);
               const int granule = (2 * ks + i / 2) ^ g;
-              a_raw[ks][i] = __uint_as_float(ld_shared_u32(
-                  a_base + static_cast<std::uint32_t>(m * RB + granule * 16 + 4 * t)));
+              const auto at = A_K ? static_cast<std::uint32_t>(m * RB + granule * 16 + 4 * t)
+                                  : a_frag[i] + static_cast<std::uint32_t>(ks * 8 * RB);
+              a_raw[ks][i] = __uint_as_float(ld_shared_u32(a_base + at));
               const float2 parts = split_tf32_finite(a_raw[ks][i], magnitude);
               a_big[ks][i] = __float_as_uint(parts.x);
               a_small[ks][i] = __float_as_uint(parts.y);
@@ -1369,9 +1373,10 @@ KernelRef select_layouts(const Problem& q, bool c_t) {
     // M/N-major is left to the mma_sync family.
     if (!views::b_k_contiguous(q)) return KernelRef{};
     if constexpr (Cfg::kSplit3) {
-      // The in-kernel split rewrites shared-memory tiles, not register fragments: K-major A.
-      if (c_t || !views::a_k_contiguous(q)) return KernelRef{};
-      return kernel_ref<Cfg, E, CT, true, true>();
+      // The in-kernel split: A's fragments from either layout, no mirrored store.
+      if (c_t) return KernelRef{};
+      return views::a_k_contiguous(q) ? kernel_ref<Cfg, E, CT, true, true>()
+                                      : kernel_ref<Cfg, E, CT, false, true>();
     } else {
       if (views::a_k_contiguous(q)) {
         return c_t ? KernelRef{} : kernel_ref<Cfg, E, CT, true, true>();
