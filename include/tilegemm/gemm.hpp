@@ -40,10 +40,13 @@ bool runs_on_current_device(const KernelInfo& kernel);
 
 // How `auto` may compute an fp32 product (A, B and C fp32):
 //  - kThreeTf32 (the default): as three tf32 tensor-core products (rung 22, sm_90a) where the
-//    product is large against its operands (docs/perf-notes.md, "Rung 22"), on the CUDA cores
-//    elsewhere: faster than cuBLAS's SGEMM on large products, with a relative error below
-//    SGEMM's except at the shortest K (the tensor cores' sums go into a rounding fp32
-//    accumulator every 4 k-tiles); the measurements are in docs/perf-notes.md, "Rung 22".
+//    product is large against its operands, or where M or N is small and the long operand is
+//    read in place or copied into the L2 (split inside the kernel), on the CUDA cores
+//    elsewhere: faster than cuBLAS's SGEMM there, with a relative error below SGEMM's except at
+//    the shortest K on the large products (the tensor cores' sums go into a rounding fp32
+//    accumulator every few k-tiles). NaN propagates, but an Inf in A or B may come out NaN (its
+//    tf32 part times a zero remainder). The measurements are in docs/perf-notes.md, "Rung 22"
+//    and "Rung 22's split in the kernel".
 //  - kSimt: on the CUDA cores only, fp32 multiply-adds as cuBLAS's default math.
 // Process-wide, read by every later `auto` choice; a kernel named explicitly runs its own math.
 // The environment variable TILEGEMM_FP32_MATH ("3xtf32" or "simt") sets it at start-up.

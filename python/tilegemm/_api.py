@@ -349,8 +349,9 @@ def _is_real(x):
 def set_fp32_math(math):
     """How kernel="auto" computes fp32 products, process-wide: "3xtf32" (the default: as three
     tf32 tensor-core products where that pays, on Hopper; error below cuBLAS SGEMM's but at the
-    shortest K, docs/perf-notes.md "Rung 22") or "simt" (the CUDA cores only). The C++
-    set_fp32_math; TILEGEMM_FP32_MATH sets it at start-up."""
+    shortest K; NaN propagates, an Inf input may come out NaN; docs/perf-notes.md "Rung 22") or
+    "simt" (the CUDA cores only, SGEMM's semantics). The C++ set_fp32_math; TILEGEMM_FP32_MATH
+    sets it at start-up."""
     if math not in ("3xtf32", "simt"):
         raise _error("set_fp32_math", "math", f"expected '3xtf32' or 'simt', got {math!r}")
     _ext.set_fp32_math_3xtf32(math == "3xtf32")

@@ -254,10 +254,11 @@ bool off_sector(const ConstMatrixRef& x) {
   return static_cast<std::uint64_t>(x.ld) * dtype_bytes(x.dtype) % 32 == 16;
 }
 
-// Whether a tensor map can read x in place: a 16-byte-aligned base and pitch.
+// Whether a tensor map can read x in place: a 16-byte-aligned base and pitch (the tune cache's
+// alignment class 16).
 bool pitch_16b(const ConstMatrixRef& x) {
-  return reinterpret_cast<std::uintptr_t>(x.data) % 16 == 0 &&
-         static_cast<std::uint64_t>(x.ld) * dtype_bytes(x.dtype) % 16 == 0;
+  return tune::alignment_class(reinterpret_cast<std::uintptr_t>(x.data), x.ld,
+                               dtype_bytes(x.dtype)) == 16;
 }
 
 bool holds(When when, const Problem& p, std::int64_t sms) {

@@ -104,5 +104,4 @@ __device__ __forceinline__ bool last_split(unsigned* counters) {
   return last;
 }
 
-
 }  // namespace tilegemm::kernels::stream
