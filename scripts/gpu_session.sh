@@ -7,7 +7,7 @@
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
-#        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random, and
+#        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -735,6 +735,69 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         TILEGEMM_TUNE_CACHE=off bench_random "x3cs_random_s$seed" "$XCR" f32 "$seed" \
           "${TAG}_x3cs-random-f32-s$seed.json"
       done
+      ;;
+    3xtf32-csra)
+      # Rung 22's in-kernel split with a producer of element copies (the _ra_p1_cs instances):
+      # verified at the fp32 tolerance in every layout mix with odd pitches and bases, memcheck
+      # and racecheck, the GPU suite's rung-22 tests, then timed on the fp32 shapes with small M
+      # or N whose long operand no tensor map reads (random seeds 7, 3, 11), beside the in-kernel
+      # split on a copy, the CUDA cores' tiles auto took before, and auto.
+      XR='wgmma_3xtf32_*_ra_p1_cs'
+      verify_matrix x3csra "$XR" "f32:f32" "0 0,0,0;0.5 1,3,2;0 1,1,1" 1x1x1 33x65x7 \
+        100x300x1000 257x129x4097 22x2501x5639 4095x333x95 37x4100x2000 8x8x33 64x64x65536
+      for tool in memcheck racecheck; do
+        for lay in "row col row" "col row col" "col col row"; do
+          for pad in 0,0,0 1,2,3; do
+            sanitize_verify sanitize_x3csra.log "$tool" "$XR" f32 "$lay" "$pad" 100x200x300 \
+              33x1000x77 513x257x129
+          done
+        done
+      done
+      grep -c "^ok " "$R/sanitize_x3csra.log" | sed 's/^/sanitize x3csra runs clean: /' |
+        tee -a "$summary"
+      run_step x3csra_tests "$TESTBIN/tilegemm_gpu_tests" \
+        --gtest_filter='*KernelSweep*3xtf32*:*WgmmaWaveTail*:*SplitKResultsAreBitIdentical*:*ThreeTf32*'
+      tail -3 "$R/x3csra_tests.log" | tee -a "$summary"
+      XRB='wgmma_3xtf32_64x64x32_s12_ra_p1_cs,wgmma_3xtf32_64x128x32_s8_ra_p1_cs'
+      run_step x3csra_accuracy bench --kernels "$XRB" --dtype f32 --m 1024 --n 1024 \
+        --k 64,1024,131072 --pad 1,1,1 --format json --output "${TAG}_x3csra-accuracy.json"
+      XRB="$XRB,wgmma_3xtf32_64x64x32_s12_p1_cs,wgmma_3xtf32_64x128x32_s8_p1_cs"
+      XRB="$XRB,tuned_skinny_16x64x32_w16x32_t4x4_s4_anyalign_splitk"
+      XRB="$XRB,tuned_small_64x64x16_w32x32_t8x4_s3_anyalign_splitk,auto"
+      TILEGEMM_TUNE_CACHE=off bench_by_layout x3csra "$XRB" x3csra \
+        "col row col:22x2501x5639 32x4533x1297 131x4188x2207 5169x16x1413 5312x122x3719
+          45x7302x1944" \
+        "col col row:169x3579x1383 2491x31x3012" "col row row:63x2318x3586 192x33x7270" \
+        "row row col:10x5235x6931" "col col col:14x5273x1186 104x795x2044 83x3000x541" \
+        "row col row:6x2834x1188 22x2501x5639 64x8191x8191 16x4095x4095 128x8191x4095
+          40x5574x527" "row row row:5312x122x3719" "row col col:53x5574x527"
+      ;;
+    3xtf32-csra-random)
+      # The random fp32 shapes of three seeds: auto (rules only) beside the in-kernel split
+      # instances that read any pitch.
+      XCR='auto,wgmma_3xtf32_64x64x32_s12_ra_p1_cs,wgmma_3xtf32_64x128x32_s8_ra_p1_cs'
+      for seed in 7 3 11; do
+        TILEGEMM_TUNE_CACHE=off bench_random "x3csra_random_s$seed" "$XCR" f32 "$seed" \
+          "${TAG}_x3csra-random-f32-s$seed.json"
+      done
+      ;;
+    realign-quick)
+      # Rung 20's realigning producer after a change to it: verified in every type and layout mix
+      # with odd pitches, memcheck and racecheck, then timed beside rung 16's copies on the
+      # random bf16 shapes of seed 7 and a few odd-pitch shapes.
+      verify_matrix realign_quick 'wgmma*_ra' "$WGMMA_TYPES" "0 0,0,0;0.5 1,3,2;0 1,1,1" 1x1x1 \
+        7x9x13 33x65x17 65x129x200 16x300x1000 129x65x1537 31x32x7791 257x263x129
+      for tool in memcheck racecheck; do
+        for lay in "row col row" "col row col"; do
+          sanitize_verify sanitize_realign_quick.log "$tool" 'wgmma*_ra' bf16 "$lay" 1,2,3 \
+            100x200x300 33x1000x77
+        done
+      done
+      grep -c "^ok " "$R/sanitize_realign_quick.log" | sed 's/^/sanitize realign runs clean: /' |
+        tee -a "$summary"
+      RA='wgmma_128x128x64_s5_ts_ra,wgmma_64x64x64_s10_ts_ra,wgmma_128x128x64_s6_ts_pad'
+      RA="$RA,wgmma_64x64x64_s13_pad,auto"
+      bench_random realign_quick_random_s7 "$RA" bf16 7 "${TAG}_realign-quick-random-bf16-s7.json"
       ;;
     narrow-f32-mid)
       # fp32 products with M or N of 5..16 against a long other side (random seeds 7, 3, 11):

@@ -115,6 +115,15 @@ enum class When : std::uint8_t {
   // then neither splits K nor fills a wave).
   kF32InKernel64,
   kF32InKernel,
+  // fp32 where the long side's operand has a pitch or base no tensor map reads, in a role the
+  // in-kernel split reads in place (A in either layout, or a K-major B): rung 22's in-kernel
+  // split with a producer of element copies, which reads it once without a copy pass
+  // (perf-notes.md, "Rung 22's split at any pitch"): M or N of 10..256 against 256 or more, K >=
+  // 512 (with M or N of 5 and 9 the CUDA cores' skinny tile was faster). kF32InKernelAnyPitch64:
+  // that with the 64x64 tile, by kF32InKernel64's tile test or where 64x64 tiles are at most 16
+  // (split K then sets the time, and the shorter k-tile of 64x64 won).
+  kF32InKernelAnyPitch64,
+  kF32InKernelAnyPitch,
   kAlways,
 };
 enum class BNeeds : std::uint8_t { kAny, kRowMajor, kColMajor };
@@ -159,6 +168,8 @@ struct Rule {
 // in-kernel split on 64-row tiles.
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kF32InKernelAnyPitch64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs_ra"},
+    {When::kF32InKernelAnyPitch, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs_ra"},
     {When::kF32InKernel64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs"},
     {When::kF32InKernel, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs"},
     {When::kF32TensorThinK, BNeeds::kAny, "wgmma_3xtf32", 128, 128, 0, true, ""},
@@ -261,6 +272,34 @@ bool pitch_16b(const ConstMatrixRef& x) {
                                dtype_bytes(x.dtype)) == 16;
 }
 
+// The long side's operand in the in-kernel split (rung 22's `cs` instances): where that kernel
+// reads it without a copy, given a tensor map (a 16-byte pitch) or its element copies (any
+// pitch) read it. It reads A in either layout and a K-major B; A and B trade roles under a
+// column-major C.
+struct LongOperand {
+  bool readable_layout;  // A in the kernel, or a K-major B
+  bool pitch_16b;        // a tensor map reads it
+};
+LongOperand long_operand(const Problem& p) {
+  const bool a_long = p.m >= p.n;
+  const ConstMatrixRef& x = a_long ? p.a : p.b;
+  const bool k_major = x.layout == (a_long ? Layout::kRowMajor : Layout::kColMajor);
+  const bool kernel_a = a_long == (p.c.layout == Layout::kRowMajor);
+  return {k_major || kernel_a, pitch_16b(x)};
+}
+
+// kF32InKernel64's tile test: the 64x64 tile where the oriented N (N, or M under a column-major
+// C) is at most 64, where K < 512, or where 64x128 tiles fill more than a third of the SMs and
+// 64x64 tiles no more than a wave with K < 4096.
+bool in_kernel_64(const Problem& p, std::int64_t sms) {
+  const bool c_row = p.c.layout == Layout::kRowMajor;
+  const std::int64_t m = c_row ? p.m : p.n;
+  const std::int64_t n = c_row ? p.n : p.m;
+  const std::int64_t t128 = ((m + 63) / 64) * ((n + 127) / 128);
+  const std::int64_t t64 = ((m + 63) / 64) * ((n + 63) / 64);
+  return n <= 64 || p.k < 512 || (3 * t128 > sms && t64 <= sms && p.k < 4096);
+}
+
 bool holds(When when, const Problem& p, std::int64_t sms) {
   switch (when) {
     case When::kVector:
@@ -341,28 +380,28 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       const std::int64_t small = std::min(p.m, p.n);
       const std::int64_t large = std::max(p.m, p.n);
       if (large < 256) return false;
-      // The long operand is read in place where it has a 16-byte pitch and, in the role it takes
-      // in the kernel (A and B trade roles under a column-major C), is A (either layout) or a
-      // K-major B.
-      const bool a_long = p.m >= p.n;
-      const ConstMatrixRef& x = a_long ? p.a : p.b;
-      const bool k_major = x.layout == (a_long ? Layout::kRowMajor : Layout::kColMajor);
-      const bool kernel_a = a_long == (p.c.layout == Layout::kRowMajor);
-      const bool in_place = (k_major || kernel_a) && pitch_16b(x);
+      // The long operand is read in place where a tensor map reads it in its role.
+      const LongOperand x = long_operand(p);
+      const bool in_place = x.readable_layout && x.pitch_16b;
       if (in_place && small >= 16 && small <= 256 && p.k >= 512) return true;
       constexpr std::int64_t kCopiedBytes = std::int64_t{40} << 20;
       return small >= 48 && small <= 192 && p.k >= 256 &&
              p.m * p.n * p.k >= (std::int64_t{1} << 25) &&
              large * p.k * static_cast<std::int64_t>(sizeof(float)) <= kCopiedBytes;
     }
-    case When::kF32InKernel64: {
-      if (!holds(When::kF32InKernel, p, sms)) return false;
-      const bool c_row = p.c.layout == Layout::kRowMajor;
-      const std::int64_t m = c_row ? p.m : p.n;
-      const std::int64_t n = c_row ? p.n : p.m;
-      const std::int64_t t128 = ((m + 63) / 64) * ((n + 127) / 128);
-      const std::int64_t t64 = ((m + 63) / 64) * ((n + 63) / 64);
-      return n <= 64 || p.k < 512 || (3 * t128 > sms && t64 <= sms && p.k < 4096);
+    case When::kF32InKernel64:
+      return holds(When::kF32InKernel, p, sms) && in_kernel_64(p, sms);
+    case When::kF32InKernelAnyPitch: {
+      if (fp32_math() != Fp32Math::kThreeTf32) return false;
+      const std::int64_t small = std::min(p.m, p.n);
+      const LongOperand x = long_operand(p);
+      return x.readable_layout && !x.pitch_16b && small >= 10 && small <= 256 &&
+             std::max(p.m, p.n) >= 256 && p.k >= 512;
+    }
+    case When::kF32InKernelAnyPitch64: {
+      if (!holds(When::kF32InKernelAnyPitch, p, sms)) return false;
+      const std::int64_t t64 = ((p.m + 63) / 64) * ((p.n + 63) / 64);
+      return in_kernel_64(p, sms) || t64 <= 16;
     }
     case When::kAlways:
       return true;

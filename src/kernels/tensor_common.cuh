@@ -113,6 +113,21 @@ __device__ __forceinline__ void cp_async_16_zfill(std::uint32_t dst, const void*
   }
 }
 
+// cp.async of one 4-byte element (fp32 or tf32 storage), global -> shared, zero-filled when
+// src_bytes == 0 (src must still be a valid address).
+__device__ __forceinline__ void cp_async_4_zfill(std::uint32_t dst, const void* src,
+                                                 int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+
+// The mbarrier at `bar` (shared address) counts one arrival of this thread once all of its
+// cp.async issued so far have landed (noinc: the arrival is one of those the barrier expects).
+__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(std::uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
 // One element of C: alpha * acc + beta * C, rounded to C's type; C is never read when beta == 0.
 template <class CT>
 __device__ __forceinline__ void store_c_one(CT* c, float acc, float alpha, float beta) {

@@ -118,13 +118,15 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
     EXPECT_EQ(chosen(1000, 1000, 1000, lb, 0, kX3), "wgmma_3xtf32_128x64x32_s8_ts_p4");
     EXPECT_EQ(chosen(5948, 599, 333, lb, 0, kX3), x128);
     EXPECT_EQ(chosen(640, 2000, 1000, lb, 0, kX3), x128);
-    // bound by the bytes of the split operands, or too short a K: the CUDA cores
-    EXPECT_TRUE(starts_with(chosen(40, 5574, 527, lb, 0, kX3), "tuned_"));
+    // bound by the bytes of the split operands, or too short a K: the CUDA cores (with B
+    // column-major and of odd pitch, the in-kernel split reads it in place: Fp32SmallMOrNWith...)
+    if (lb == Layout::kRowMajor) {
+      EXPECT_TRUE(starts_with(chosen(40, 5574, 527, lb, 0, kX3), "tuned_"));
+    }
     if (lb == Layout::kRowMajor) {  // (column-major: Fp32SmallMOrNReadInPlace...)
       EXPECT_TRUE(starts_with(chosen(64, 4096, 4096, lb, 0, kX3), "tuned_"));
     }
     EXPECT_TRUE(starts_with(chosen(576, 471, 161, lb, 0, kX3), "tuned_"));
-    EXPECT_TRUE(starts_with(chosen(5312, 122, 3719, lb, 0, kX3), "tuned_"));
     // small M or N with a longer K, where the CUDA cores' tiles run far below their peak
     EXPECT_EQ(chosen(169, 3579, 1383, lb, 0, kX3).rfind("wgmma_3xtf32_", 0), 0u);
     EXPECT_EQ(chosen(1000, 329, 4514, lb, 0, kX3), x128);
@@ -183,14 +185,55 @@ TEST(AutoRule, Fp32SmallMOrNTakesTheInKernelSplit) {
   EXPECT_EQ(chosen(139, 5420, 288, kRow, 0, kX3), cs64);  // K < 512
   EXPECT_EQ(chosen(63, 2318, 3586, kRow, 0, kX3), cs128);
   for (const std::string& other :
-       {chosen(64, 8192, 8192, kRow, 0, kX3), chosen(64, 8191, 8191, kCol, 0, kX3),
-        chosen(64, 4096, 4096, kCol, 1, kX3), chosen(8, 8192, 8192, kCol, 0, kX3),
+       {chosen(64, 8192, 8192, kRow, 0, kX3), chosen(8, 8192, 8192, kCol, 0, kX3),
         chosen(300, 4096, 4096, kCol, 0, kX3), chosen(64, 4096, 200, kCol, 0, kX3),
         chosen(64, 200, 4096, kCol, 0, kX3), chosen(45, 7302, 1944, kRow, 0, kX3),
-        chosen(5312, 122, 3719, kRow, 0, kX3), chosen(269, 113, 322, kRow, 0, kX3)}) {
+        chosen(269, 113, 322, kRow, 0, kX3)}) {
     EXPECT_FALSE(ends_with(other, "_cs")) << other;
   }
   EXPECT_FALSE(starts_with(chosen(64, 8192, 8192, kCol), "wgmma_3xtf32")) << "under kSimt";
+}
+
+// fp32 with small M or N where the long side's operand has a pitch or base no tensor map reads:
+// the in-kernel split with the realigning producer, which reads it in place (no copy), in the
+// roles the split reads (A in either layout, a K-major B), by the same tile test.
+TEST(AutoRule, Fp32SmallMOrNWithAnOddPitchTakesTheRealignedSplit) {
+  const std::string ra128 = "wgmma_3xtf32_64x128x32_s8_ra_p1_cs";
+  const std::string ra64 = "wgmma_3xtf32_64x64x32_s12_ra_p1_cs";
+  if (find_kernel(ra128) == nullptr) GTEST_SKIP() << "built without sm_90a";
+  constexpr Fp32Math kX3 = Fp32Math::kThreeTf32;
+  constexpr Layout kRow = Layout::kRowMajor;
+  constexpr Layout kCol = Layout::kColMajor;
+  // a K-major B of odd pitch (row-major C: B is the kernel's B)
+  EXPECT_EQ(chosen(64, 8191, 8191, kCol, 0, kX3), ra128);
+  EXPECT_EQ(chosen(22, 2501, 5639, kCol, 0, kX3), ra128);
+  EXPECT_EQ(chosen(10, 2501, 5639, kCol, 0, kX3), ra128);
+  EXPECT_EQ(chosen(40, 5574, 527, kCol, 0, kX3), ra128);
+  // the long side A (row-major, odd pitch) in either B layout
+  for (Layout lb : {kRow, kCol}) EXPECT_EQ(chosen(5312, 122, 3719, lb, 0, kX3), ra128);
+  // at most 16 tiles of 64x64: the 64x64 tile
+  EXPECT_EQ(chosen(11, 531, 727, kCol, 0, kX3), ra64);
+  // a base off 16 bytes
+  EXPECT_EQ(chosen(64, 4096, 4096, kCol, 1, kX3), ra128);
+  // the long side A (row-major, odd pitch): the 64x64 tile where N <= 64
+  EXPECT_EQ(chosen(2491, 31, 3011, kCol, 0, kX3), ra64);
+  {  // A M-major in the kernel's A role, odd pitch
+    const Fp32MathScope scope(kX3);
+    const Problem p = Problem::make(5169, 16, 1413, g_buf, g_buf, g_buf, 1.0f, 0.0f, kCol, kRow,
+                                    kRow);
+    const KernelInfo* k = select_kernel(p);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->name, ra64);
+  }
+  // not: a 16-byte pitch (the TMA split), an N-major long B, M or N of 9 or of 257, K < 512,
+  // the long side under 256, kSimt
+  for (const std::string& other :
+       {chosen(64, 4096, 4096, kCol, 0, kX3), chosen(64, 8191, 8191, kRow, 0, kX3),
+        chosen(9, 8191, 8191, kCol, 0, kX3), chosen(257, 8191, 8191, kCol, 0, kX3),
+        chosen(64, 8191, 511, kCol, 0, kX3), chosen(64, 255, 8191, kCol, 0, kX3),
+        chosen(64, 8191, 8191, kCol)}) {
+    EXPECT_FALSE(ends_with(other, "_ra_p1_cs")) << other;
+  }
 }
 
 // A TILEGEMM_FP32_MATH that is neither value gets a one-line note naming it (the CLI prints it);

@@ -145,10 +145,17 @@ SplitPlan3 split_plan3(const Problem& q) {
   s.kp = views::round_up(q.k, kSplitKTile);
   if constexpr (Cfg::kSplit3) {
     s.segments = 1;
-    const hopper::OperandGeometry ga = hopper::a_geometry(q);  // A: either layout
-    s.copy_a = !hopper::tensor_map_describable(DType::kTF32, q.a.data, ga.rows, ga.cols, q.a.ld);
-    s.copy_b = !views::b_k_contiguous(q) ||
-               !hopper::tensor_map_describable(DType::kTF32, q.b.data, q.n, q.k, q.b.ld);
+    if constexpr (Cfg::kRealign) {
+      // The element copies read any pitch and element-aligned base: only an N-major B is copied.
+      s.copy_a = false;
+      s.copy_b = !views::b_k_contiguous(q);
+    } else {
+      const hopper::OperandGeometry ga = hopper::a_geometry(q);  // A: either layout
+      s.copy_a =
+          !hopper::tensor_map_describable(DType::kTF32, q.a.data, ga.rows, ga.cols, q.a.ld);
+      s.copy_b = !views::b_k_contiguous(q) ||
+                 !hopper::tensor_map_describable(DType::kTF32, q.b.data, q.n, q.k, q.b.ld);
+    }
   }
   auto bytes = [&](std::int64_t lines) {
     return static_cast<std::size_t>(views::round_up(lines * s.segments * s.kp * 4, 256));
@@ -226,13 +233,16 @@ KernelInfo describe_3xtf32(const char* tiles) {
   KernelInfo k = hopper::describe<Cfg>(
       "wgmma_3xtf32", 22,
       std::string("fp32 as three tf32 products (3xTF32): ") +
-          (Cfg::kSplit3 ? "A and B copied K-major where no tensor map reads them, then "
-                        : "A and B split into tf32 parts and remainders in one pass, then ") +
+          (!Cfg::kSplit3 ? "A and B split into tf32 parts and remainders in one pass, then "
+           : Cfg::kRealign ? "B copied K-major where it is N-major, then "
+                           : "A and B copied K-major where no tensor map reads them, then ") +
           tiles + ", its sums added into a rounding fp32 accumulator every " +
           std::to_string(Cfg::kPromote) + " k-tiles");
   k.name = "wgmma_3x" + Cfg::tag();  // wgmma_3xtf32_...
   k.desc.types = {GemmTypes{DType::kF32, DType::kF32}};
-  if constexpr (Cfg::kSplit3) k.desc.variant = "cs";  // the consumers split
+  if constexpr (Cfg::kSplit3) {
+    k.desc.variant = Cfg::kRealign ? "cs_ra" : "cs";  // the consumer splits (element copies)
+  }
   k.desc.align_a = 1;  // the split pass reads any leading dimension and alignment
   k.desc.align_b = 1;
   k.can_implement = can_implement_3xtf32<Cfg>;
@@ -271,6 +281,19 @@ void register_wgmma_3xtf32(Registry& r) {
   constexpr const char* kCs = "splitting each stage in the kernel";
   r.push_back(describe_3xtf32<Tile64x64Cs>((std::string("rung 18's 64x64 tile ") + kCs).c_str()));
   r.push_back(describe_3xtf32<Tile64x128Cs>((std::string("rung 18's 64x128 tile ") + kCs).c_str()));
+  // The same with a producer of element copies (rung 20's place, wgmma_tma.cuh ElementCopy)
+  // instead of tensor maps: an operand of any pitch and element-aligned base read in place, no
+  // copy and no second launch.
+  constexpr bool kElementCopies = true;
+  using Tile64x64CsRa = Config<64, 12, kTf32, 1, kRegEpilogue, kOneConsumer, kElementCopies,
+                               kPromoteCs, kConsumerSplit>;
+  using Tile64x128CsRa = Config<128, 8, kTf32, 1, kRegEpilogue, kOneConsumer, kElementCopies,
+                                kPromoteCs, kConsumerSplit>;
+  constexpr const char* kCsRa = "splitting each stage in the kernel, loaded by element copies";
+  r.push_back(
+      describe_3xtf32<Tile64x64CsRa>((std::string("rung 18's 64x64 tile ") + kCsRa).c_str()));
+  r.push_back(
+      describe_3xtf32<Tile64x128CsRa>((std::string("rung 18's 64x128 tile ") + kCsRa).c_str()));
 }
 
 }  // namespace tilegemm::kernels

@@ -100,10 +100,12 @@ struct Config {
   // An operand's region of a stage. The realigning producer (rung 20) first copies each line's
   // raw span there (a row of 128 bytes of K takes 144, one more 16-byte chunk) and then rewrites
   // the region's start in place with the swizzled tile the wgmmas read.
-  static constexpr int kRegionRowBytes = REALIGN_ ? kRowBytes + 16 : kRowBytes;
+  // The in-kernel split's element copies (SPLIT3_) land in place and need no raw rows.
+  static constexpr int kRegionRowBytes = REALIGN_ && !SPLIT3_ ? kRowBytes + 16 : kRowBytes;
   static constexpr int kATileBytes = BM * kRegionRowBytes;
   static constexpr int kBTileBytes = BN * kRegionRowBytes;
   static constexpr int kStageBytes = kATileBytes + kBTileBytes;
+  static constexpr int kBTileSwizzledBytes = BN * kRowBytes;  // the B tile the wgmmas read
   static constexpr int kCluster = CLUSTER_;
   static constexpr bool kTmaStore = TMA_STORE_;
   // The epilogue's staging: per consumer two buffers of 64 rows x 128 bytes of C (one TMA store
@@ -114,14 +116,15 @@ struct Config {
   // (dynamic shared memory is only 16-byte aligned); the mbarriers are static shared memory.
   // With SPLIT3_, two slots for the remainders of a stage's B tile, after the staging: the
   // consumer fills one while the wgmmas of the previous stage still read the other.
-  static constexpr int kSplitBytes = SPLIT3_ ? 2 * kBTileBytes : 0;
+  static constexpr int kSplitBytes = SPLIT3_ ? 2 * kBTileSwizzledBytes : 0;
   static constexpr int kSmemBytes = STAGES * kStageBytes + kEpiBytes + kSplitBytes + 1024;
   // Registers after setmaxnreg: the producer gives up what the consumers' 64 x BN accumulator
   // tiles need (two consumers: 128 x 40 + 256 x 232 = 64512 <= 65536).
   static constexpr int kProducerRegs = 40;
   static constexpr int kConsumerRegs = 232;
-  // A realigning producer runs real loops with loads in flight, more than 40 registers hold: its
-  // instances keep the compiled allocation for every warpgroup (BN <= 128 needs no more).
+  // A realigning producer (rung 20; with SPLIT3_, the element copies instead) runs real loops
+  // with loads in flight, more than 40 registers hold: its instances keep the compiled
+  // allocation for every warpgroup (BN <= 128 needs no more).
   static constexpr bool kRealign = REALIGN_;
   static constexpr bool kSetMaxNReg = !REALIGN_;
   static_assert(BN == 64 || BN == 128 || BN == 256, "one wgmma of N = BN per consumer and k-step");
@@ -134,7 +137,7 @@ struct Config {
   static_assert(kATileBytes % 1024 == 0, "B's region starts on a swizzle atom");
   static_assert(PROMOTE_ == 0 || BN_ <= 128,
                 "a second accumulator of a 64 x 256 tile does not fit the consumers' registers");
-  static_assert(!SPLIT3_ || (TF32_ && CONSUMERS_ == 1 && CLUSTER_ == 1 && !REALIGN_),
+  static_assert(!SPLIT3_ || (TF32_ && CONSUMERS_ == 1 && CLUSTER_ == 1),
                 "the in-kernel split: tf32 tiles of one consumer, which owns its stages");
 
   static std::string tag() {
@@ -377,8 +380,8 @@ __host__ __device__ constexpr std::uint64_t smem_desc(std::uint32_t addr, std::u
 ///     (cp.async's src-size); a chunk whose 16 bytes would run past the operand's last element
 ///     is read element by element instead, so nothing outside the operand is read.
 ///  2. read() then, after every producer thread has read (a barrier), write(): each 16-byte output
-///     chunk built from the two raw chunks under it, shifted by delta (whole words by a switch on
-///     delta / 4, the rest by a funnel shift), and written back into the same region where a TMA
+///     chunk built from the two raw chunks under it, shifted by delta (4-byte loads from delta's
+///     word, the rest by a funnel shift), and written back into the same region where a TMA
 ///     box would have put it, in the 128-byte swizzled layout the wgmmas read (tf32 rounded on the
 ///     way).
 /// Thread t keeps output chunk j = t % kOutChunks (and raw chunk j; the line's last thread also
@@ -541,51 +544,38 @@ struct RealignOperand {
       }
       return;
     }
-    const unsigned char* raw = region + T.i0 * kRowBytes + 16 * T.j;
-    // Output chunk = bytes delta .. delta + 15 of the two raw chunks under it: whole words
-    // (delta / 4 of them, a constant per thread, so one of four unrolled copies) and a funnel
-    // shift for the rest.
-    const int r = (T.delta & 3) * 8;
-    switch (T.delta >> 2) {
-      case 0:
-        shift<0>(raw, r, L, out);
-        break;
-      case 1:
-        shift<1>(raw, r, L, out);
-        break;
-      case 2:
-        shift<2>(raw, r, L, out);
-        break;
-      default:
-        shift<3>(raw, r, L, out);
-        break;
-    }
-  }
-
-  // Four passes' raw chunks at a time (a raw row always has the chunk after chunk j), then their
-  // shifts: no branch between the loads, so they are in flight together, and few enough
-  // registers for the output chunks to stay live. A line past the extent gives zeros (M/N-major:
-  // K's zero padding).
-  template <int Q>
-  __device__ __forceinline__ static void shift(const unsigned char* raw, int r, const Lines& L,
-                                               Out& out) {
+    // Output chunk = bytes delta .. delta + 15 of the two raw chunks under it: the words from
+    // delta's word on (4-byte loads at a per-thread offset) and a funnel shift by delta % 4
+    // bytes. The four lines of a warp have different deltas where the pitch is odd; one code
+    // path for all of them (a switch on delta / 4 ran up to four paths one after another).
+    const unsigned char* raw = region + T.i0 * kRowBytes + 16 * T.j + (T.delta & ~3);
+    const int r = (T.delta & 3) * 8;  // 0 for 4-byte elements (an element-aligned base)
+    constexpr int kWords = ES == 4 ? 4 : 5;
     constexpr int kGroup = kPasses < 4 ? kPasses : 4;
+    // Four passes' words at a time, then their shifts: the loads are in flight together, and
+    // few enough registers stay live. A line past the extent gives zeros (M/N-major: K's zero
+    // padding).
 #pragma unroll
     for (int n0 = 0; n0 < kPasses; n0 += kGroup) {
-      uint4 lo[kGroup], hi[kGroup];
+      std::uint32_t w[kGroup][kWords];
 #pragma unroll
       for (int g = 0; g < kGroup; ++g) {
-        lo[g] = *reinterpret_cast<const uint4*>(raw + (n0 + g) * kLinesPerPass * kRowBytes);
-        hi[g] = *reinterpret_cast<const uint4*>(raw + (n0 + g) * kLinesPerPass * kRowBytes + 16);
+#pragma unroll
+        for (int i = 0; i < kWords; ++i) {
+          w[g][i] = *reinterpret_cast<const std::uint32_t*>(
+              raw + (n0 + g) * kLinesPerPass * kRowBytes + 4 * i);
+        }
       }
 #pragma unroll
       for (int g = 0; g < kGroup; ++g) {
         const int n = n0 + g;
-        const std::uint32_t w[8] = {lo[g].x, lo[g].y, lo[g].z, lo[g].w,
-                                    hi[g].x, hi[g].y, hi[g].z, hi[g].w};
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
-          out.o[n][k] = L.ok(n) ? __funnelshift_r(w[k + Q], w[k + Q + 1], r) : 0u;
+          if constexpr (ES == 4) {
+            out.o[n][k] = L.ok(n) ? w[g][k] : 0u;
+          } else {
+            out.o[n][k] = L.ok(n) ? __funnelshift_r(w[g][k], w[g][k + 1], r) : 0u;
+          }
         }
       }
     }
@@ -611,6 +601,58 @@ struct RealignOperand {
       const int at = off0 + n * kLinesPerPass * 128;
       *reinterpret_cast<uint4*>(region + at + (((j & 7) ^ ((at >> 7) & 7)) << 4)) =
           make_uint4(out.o[n][0], out.o[n][1], out.o[n][2], out.o[n][3]);
+    }
+  }
+};
+
+/// The in-kernel split's loads of operands no tensor map reads (Config::kSplit3 with kRealign):
+/// one fp32 element per 4-byte cp.async, straight to where a TMA box would have put it in the
+/// 128-byte swizzled layout, zeros past the extents (K's padding, and lines past M or N). Each
+/// warp copies one 128-byte segment per instruction: a K-major line of the tile, or 32 elements
+/// of an M/N-major k-line (boxes of 32 x BK as the maps lay them), coalesced at any pitch. An
+/// element-aligned fp32 base makes every element 4-byte aligned, so there is nothing to
+/// realign: no raw rows and no second pass, only the copies (the realigning producer above
+/// spends two shared loads, a shift and a store per 16 bytes on top of them).
+template <bool K_MAJOR, int XT, int BK>
+struct ElementCopy {
+  static constexpr int kSegments = K_MAJOR ? XT : BK * (XT / 32);  // 128-byte segments per tile
+  static constexpr int kPasses = kSegments / 4;                     // a segment per warp per pass
+  static_assert(BK == 32 && XT % 32 == 0 && kSegments % 4 == 0, "fp32 tiles of whole segments");
+
+  // Pass n copies segment 4 n + w (w: the warp). K-major: the tile's row 4 n + w, the lane's
+  // element along K. M/N-major: k-line (4 n + w) % 32 of box n / 8, the lane's element along
+  // M/N. Either way the source moves by a fixed stride per pass and the swizzle row alternates
+  // between two values, so a pass costs a pointer add, a compare and the copy.
+  __device__ __forceinline__ static void copy(const float* base, std::int64_t ld, int x0, int x_ext,
+                                              int k0, int k_ext, std::uint32_t region, int tid) {
+    const int lane = tid % 32;
+    const int w = tid / 32;
+    // Whether the lane's K coordinate (K-major) is inside K, and the room of the coordinate that
+    // moves per pass: K-major rows 4 n + w, M/N-major k-lines 4 (n % 8) + w.
+    const bool lane_in = K_MAJOR ? k0 + lane < k_ext : true;
+    const int room = K_MAJOR ? x_ext - x0 - w : k_ext - k0 - w;
+    const float* src = K_MAJOR ? base + static_cast<std::int64_t>(x0 + w) * ld + k0 + lane
+                               : base + static_cast<std::int64_t>(k0 + w) * ld + x0 + lane;
+    const std::int64_t step = 4 * ld;  // 4 lines (K-major) or 4 k-lines (M/N-major) per pass
+    const int chunk = lane / 4;
+    const std::uint32_t in_chunk = static_cast<std::uint32_t>(4 * (lane % 4));
+    // Swizzle rows w and w + 4 (line & 7 of passes n even and odd).
+    const std::uint32_t at_even =
+        region + static_cast<std::uint32_t>(w * 128 + ((chunk ^ w) << 4)) + in_chunk;
+    const std::uint32_t at_odd =
+        region + static_cast<std::uint32_t>(w * 128 + ((chunk ^ (w + 4)) << 4)) + in_chunk;
+#pragma unroll
+    for (int n = 0; n < kPasses; ++n) {
+      // K-major: row 4 n + w at 128 bytes per row; M/N-major: box n / 8 (32 k-lines of 128
+      // bytes), k-line 4 (n % 8) + w.
+      const std::uint32_t offset =
+          K_MAJOR ? static_cast<std::uint32_t>(n * 4 * 128)
+                  : static_cast<std::uint32_t>((n / 8) * BK * 128 + (n % 8) * 4 * 128);
+      const std::uint32_t dst = (n % 2 == 0 ? at_even : at_odd) + offset;
+      bool in = 4 * (K_MAJOR ? n : n % 8) < room && lane_in;
+      if constexpr (!K_MAJOR) in = in && x0 + 32 * (n / 8) + lane < x_ext;
+      const float* at = K_MAJOR ? src + n * step : src + (n % 8) * step + 32 * (n / 8);
+      cp_async_4_zfill(dst, in ? at : base, in ? 4 : 0);
     }
   }
 };
@@ -764,7 +806,40 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     return int2{(tc.m * CL + rank) * BM, tc.n * BN};
   };
   if (wg == 0) {
-    if constexpr (Cfg::kRealign) {
+    if constexpr (Cfg::kRealign && Cfg::kSplit3) {
+      // ---- The in-kernel split's element producer: all 128 threads copy each stage's A and B
+      // tiles element by element (ElementCopy), and each has the stage's barrier count its
+      // arrival once its copies have landed (cp.async.mbarrier.arrive.noinc; 128 arrivals), so
+      // every free stage of the ring is in flight and no thread waits for its copies (waiting
+      // for them, kAhead = STAGES - 2 stages ahead and a producer barrier before the arrivals,
+      // was 15-18% slower: docs/perf-notes.md). The consumer reads both tiles through the
+      // generic proxy (A's fragments, B's split) and fences before its wgmmas, so the copies
+      // need no proxy fence here. ----
+      const float* const pa = static_cast<const float*>(p.a);
+      const float* const pb = static_cast<const float*>(p.b);
+      int stage = 0;
+      std::uint32_t phase = 0;
+      for (int unit = cluster_id; unit < units; unit += clusters) {
+        const int2 origin = tile_origin(tile_of(unit));
+        const int2 kr = k_range(unit);
+        for (int kt = kr.x; kt < kr.y; ++kt) {
+          mbar_wait(empty0 + 8 * stage, phase ^ 1u);
+          const std::uint32_t dst = ring + static_cast<std::uint32_t>(stage * Cfg::kStageBytes);
+          ElementCopy<A_K, BM, BK>::copy(pa, p.lda, origin.x, p.m, kt * BK, p.k, dst, tid);
+          ElementCopy<B_K, BN, BK>::copy(pb, p.ldb, origin.y, p.n, kt * BK, p.k,
+                                         dst + Cfg::kATileBytes, tid);
+          cp_async_mbarrier_arrive_noinc(full0 + 8 * stage);
+          if (++stage == STAGES) {
+            stage = 0;
+            phase ^= 1u;
+          }
+        }
+      }
+      // No thread leaves with its copies in flight (wait_group covers committed groups only).
+      cp_async_commit();
+      cp_async_wait<0>();
+      return;
+    } else if constexpr (Cfg::kRealign) {
       // ---- Realigning producer: all 128 threads. Step i's raw spans are copied into its ring
       // stage with cp.async while the stage of step i - kAhead is realigned in place; each
       // thread then makes its shared-memory writes visible to the async proxy the wgmmas read
@@ -1017,9 +1092,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         // the other slot. Rows a short box left unwritten hold earlier data and feed only rows
         // of C that are never stored.
         const std::uint32_t slot =
-            split_slots + split_slot * static_cast<std::uint32_t>(Cfg::kBTileBytes);
+            split_slots + split_slot * static_cast<std::uint32_t>(Cfg::kBTileSwizzledBytes);
         split_slot ^= 1u;
-        constexpr int kGranules = Cfg::kBTileBytes / 16;
+        constexpr int kGranules = Cfg::kBTileSwizzledBytes / 16;
         static_assert(kGranules % 128 == 0, "whole 16-byte granules per thread");
         // All of this thread's granules are loaded first and checked once, so that the split
         // below is straight-line code over independent elements (a branch per granule left

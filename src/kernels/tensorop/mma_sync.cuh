@@ -97,16 +97,10 @@ __device__ __forceinline__ std::uint32_t lds32(std::uint32_t addr) {
 }
 
 // 16-byte copy, global -> shared, L1 bypassed, the next 128 bytes prefetched into L2. The same
-// with a byte count and zero-fill: tensor_common.cuh; commit and wait: async_copy.cuh.
+// with a byte count and zero-fill, and the 4-byte element copy: tensor_common.cuh; commit and wait:
+// async_copy.cuh.
 __device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src) {
   asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(dst), "l"(src)
-               : "memory");
-}
-// One 4-byte element (tf32 storage), zero-filled when src_bytes == 0.
-__device__ __forceinline__ void cp_async_4_zfill(std::uint32_t dst, const void* src,
-                                                 int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes)
                : "memory");
 }
 
