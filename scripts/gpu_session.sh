@@ -7,7 +7,7 @@
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
-#        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick, and
+#        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -780,6 +780,23 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         TILEGEMM_TUNE_CACHE=off bench_random "x3csra_random_s$seed" "$XCR" f32 "$seed" \
           "${TAG}_x3csra-random-f32-s$seed.json"
       done
+      ;;
+    verify-copies)
+      # The launchers that carve the stream workspace for operand copies and partial tiles (rungs
+      # 16 and 22): verified in every type and layout mix with odd pitches and beta, split-K
+      # shapes among them, and memcheck on both.
+      verify_matrix copies 'wgmma*_pad' "$WGMMA_TYPES" "0 0,0,0;0.5 1,3,2;0 1,1,1" 1x1x1 \
+        33x65x17 129x65x1537 257x263x129 64x64x65536 31x32x7791
+      verify_matrix copies_3xtf32 'wgmma_3xtf32_*' "f32:f32" "0 0,0,0;0.5 1,3,2;0 1,1,1" 1x1x1 \
+        33x65x17 129x65x1537 257x263x129 64x64x65536 31x32x7791
+      for lay in "row col row" "col row col"; do
+        sanitize_verify sanitize_copies.log memcheck 'wgmma*_pad' bf16 "$lay" 1,2,3 100x200x300 \
+          64x64x8192
+        sanitize_verify sanitize_copies.log memcheck 'wgmma_3xtf32_*' f32 "$lay" 1,2,3 \
+          100x200x300 64x64x8192
+      done
+      grep -c "^ok " "$R/sanitize_copies.log" | sed 's/^/sanitize copies runs clean: /' |
+        tee -a "$summary"
       ;;
     realign-quick)
       # Rung 20's realigning producer after a change to it: verified in every type and layout mix

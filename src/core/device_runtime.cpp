@@ -80,6 +80,22 @@ cudaError_t stream_workspace(std::size_t bytes, cudaStream_t stream, void** out)
   return cache.get(bytes, stream, out);
 }
 
+cudaError_t operand_workspace(std::size_t a_bytes, std::size_t b_bytes, std::size_t tail_bytes,
+                              cudaStream_t stream, OperandWorkspace* out) {
+  *out = OperandWorkspace{};
+  if (a_bytes + b_bytes + tail_bytes == 0) return cudaSuccess;
+  void* ws = nullptr;
+  if (cudaError_t err = stream_workspace(a_bytes + b_bytes + tail_bytes, stream, &ws);
+      err != cudaSuccess) {
+    return err;
+  }
+  unsigned char* const base = static_cast<unsigned char*>(ws);
+  out->a = a_bytes > 0 ? base : nullptr;
+  out->b = b_bytes > 0 ? base + a_bytes : nullptr;
+  out->tail = tail_bytes > 0 ? base + a_bytes + b_bytes : nullptr;
+  return cudaSuccess;
+}
+
 cudaError_t stream_counters(std::size_t count, cudaStream_t stream, unsigned** out) {
   static WorkspaceCache cache;
   void* ptr = nullptr;

@@ -29,6 +29,17 @@ cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
 // exit. Valid until the next call for the same stream.
 cudaError_t stream_workspace(std::size_t bytes, cudaStream_t stream, void** out);
 
+// The workspace of a launch that copies its operands first: A's copy, B's copy and, behind them,
+// `tail_bytes` more (a split-K launch's partial tiles), in one stream_workspace request; a part
+// of 0 bytes is null, and with all three 0 nothing is requested.
+struct OperandWorkspace {
+  unsigned char* a = nullptr;
+  unsigned char* b = nullptr;
+  unsigned char* tail = nullptr;
+};
+cudaError_t operand_workspace(std::size_t a_bytes, std::size_t b_bytes, std::size_t tail_bytes,
+                              cudaStream_t stream, OperandWorkspace* out);
+
 // At least `count` arrival counters for work enqueued on `stream` of the current device, zero
 // when the call returns (in stream order) and left zero by every kernel that uses them (the last
 // arrival resets its counter): one buffer per (device, stream), apart from the workspace (which

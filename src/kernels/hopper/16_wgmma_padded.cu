@@ -115,17 +115,17 @@ cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
   const Problem q = views::row_major_c(problem);
   const Copy ca = plan_copy(q.a.dtype, q.a.data, hopper::a_geometry(q), q.a.ld);
   const Copy cb = plan_b_copy(q);
-  // One workspace for the copies and, behind them, a split-K launch's partial tiles.
-  const std::size_t copies = ca.bytes + cb.bytes;  // each a multiple of 256 bytes
-  const std::size_t partials = hopper::split_k_bytes<Cfg>(on_copies(q, ca, cb));
-  void* workspace = nullptr;
-  if (cudaError_t err = runtime::stream_workspace(copies + partials, stream, &workspace);
+  // One workspace for the copies (each a multiple of 256 bytes) and, behind them, a split-K
+  // launch's partial tiles.
+  runtime::OperandWorkspace ws;
+  if (cudaError_t err = runtime::operand_workspace(
+          ca.bytes, cb.bytes, hopper::split_k_bytes<Cfg>(on_copies(q, ca, cb)), stream, &ws);
       err != cudaSuccess) {
     return err;
   }
-  unsigned char* a_copy = static_cast<unsigned char*>(workspace);
-  unsigned char* b_copy = a_copy + ca.bytes;
-  float* partial = partials > 0 ? reinterpret_cast<float*>(a_copy + copies) : nullptr;
+  unsigned char* const a_copy = ws.a;
+  unsigned char* const b_copy = ws.b;
+  float* const partial = reinterpret_cast<float*>(ws.tail);
   if (cb.transposed) {
     if (cudaError_t err = copy_transposed(cb, q.b.data, q.b.ld, b_copy, stream);
         err != cudaSuccess) {

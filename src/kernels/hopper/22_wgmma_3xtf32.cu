@@ -65,8 +65,8 @@ namespace {
 // One operand's pass: `rows` lines (M for A, N for B) of k elements; element (r, c) of the line
 // view at src[r * ld + c] when k_contig, else at src[c * ld + r]. Destination line r holds
 // `segments` segments of kp elements at dst + r * segments kp, zeros from k to kp: with three,
-// segment `small_segment` the remainders and the other two the tf32 parts; with one
-// (small_segment < 0), the fp32 elements themselves, K-major, for the in-kernel split.
+// segment `small_segment` the remainders and the other two the tf32 parts; with one, the fp32
+// elements themselves, K-major, for the in-kernel split (small_segment unused).
 // `tiles`: the 32 x 32 tiles of the line view (0: the operand is not copied).
 struct SplitJob {
   const float* src;
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kSplitThreads) split_3xtf32_kernel(const Split
       if (r < j.rows) {
         const float x = tile[ty + i][tx];
         float* line = j.dst + r * j.segments * j.kp + c0 + tx;
-        if (j.small_segment < 0) {
+        if (j.segments == 1) {
           line[0] = x;
         } else {  // three segments
           const float2 s = split_tf32(x);
@@ -194,25 +194,22 @@ SplitJob split_job(bool copy, const void* src, std::int64_t ld, bool k_contig, s
                    std::int64_t k, const SplitPlan3& s, void* dst, int small_segment) {
   const std::int64_t tiles = copy ? views::ceil_div(rows, 32) * (s.kp / kSplitKTile) : 0;
   return SplitJob{static_cast<const float*>(src), static_cast<float*>(dst), ld, rows, k, s.kp,
-                  tiles, k_contig ? 1 : 0, s.segments, s.segments == 1 ? -1 : small_segment};
+                  tiles, k_contig ? 1 : 0, s.segments, small_segment};
 }
 
 template <class Cfg>
 cudaError_t launch_3xtf32(const Problem& problem, cudaStream_t stream) {
   const Problem q = views::row_major_c(problem);
   const SplitPlan3 s = split_plan3<Cfg>(q);
-  const std::size_t split = s.a_bytes + s.b_bytes;
-  const std::size_t partials = hopper::split_k_bytes<Cfg>(on_split(q, s));
-  void* workspace = nullptr;
-  if (split + partials > 0) {
-    if (cudaError_t err = runtime::stream_workspace(split + partials, stream, &workspace);
-        err != cudaSuccess) {
-      return err;
-    }
+  runtime::OperandWorkspace ws;
+  if (cudaError_t err = runtime::operand_workspace(
+          s.a_bytes, s.b_bytes, hopper::split_k_bytes<Cfg>(on_split(q, s)), stream, &ws);
+      err != cudaSuccess) {
+    return err;
   }
-  unsigned char* a_split = static_cast<unsigned char*>(workspace);
-  unsigned char* b_split = a_split + s.a_bytes;
-  float* partial = partials > 0 ? reinterpret_cast<float*>(a_split + split) : nullptr;
+  unsigned char* const a_split = ws.a;
+  unsigned char* const b_split = ws.b;
+  float* const partial = reinterpret_cast<float*>(ws.tail);
   // A': the remainders first; B': the remainders in the middle (paired with big(A)).
   const SplitJob ja = split_job(s.copy_a, q.a.data, q.a.ld, views::a_k_contiguous(q), q.m, q.k,
                                 s, a_split, 0);

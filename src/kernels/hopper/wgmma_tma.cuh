@@ -1101,12 +1101,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         // the one consumer warp per scheduler waiting on each dependence chain in turn).
         constexpr int kMine = kGranules / 128;
         uint4 v[kMine];
-        unsigned magnitude = 0;
+        unsigned b_magnitude = 0;
 #pragma unroll
         for (int i = 0; i < kMine; ++i) {
           v[i] = ld_shared_v4_u32(b_base + static_cast<std::uint32_t>((i * 128 + tid) * 16));
-          magnitude = max(magnitude, max(max(v[i].x & 0x7fffffffu, v[i].y & 0x7fffffffu),
-                                         max(v[i].z & 0x7fffffffu, v[i].w & 0x7fffffffu)));
+          b_magnitude = max(b_magnitude, max(max(v[i].x & 0x7fffffffu, v[i].y & 0x7fffffffu),
+                                             max(v[i].z & 0x7fffffffu, v[i].w & 0x7fffffffu)));
         }
         auto split_b = [&](auto split) {
 #pragma unroll
@@ -1120,7 +1120,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             st_shared_v4_f32(slot + off, make_float4(x.y, y.y, z.y, w.y));
           }
         };
-        if (magnitude >= kTf32FastLimit) {  // an Inf, a NaN or a rounding past FLT_MAX
+        if (b_magnitude >= kTf32FastLimit) {  // an Inf, a NaN or a rounding past FLT_MAX
           split_b([](float x) { return split_tf32(x); });
         } else {
           split_b([](float x) { return split_tf32_round(x); });
@@ -1148,7 +1148,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const int g = lane / 4;
           const int t = lane % 4;
           float a_raw[KSTEPS][4];
-          unsigned magnitude = 0;
+          unsigned a_magnitude = 0;
 #pragma unroll
           for (int ks = 0; ks < KSTEPS; ++ks) {
 #pragma unroll
@@ -1158,12 +1158,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
               const auto at = A_K ? static_cast<std::uint32_t>(m * RB + granule * 16 + 4 * t)
                                   : a_frag[i] + static_cast<std::uint32_t>(ks * 8 * RB);
               a_raw[ks][i] = __uint_as_float(ld_shared_u32(a_base + at));
-              const float2 parts = split_tf32_finite(a_raw[ks][i], magnitude);
+              const float2 parts = split_tf32_finite(a_raw[ks][i], a_magnitude);
               a_big[ks][i] = __float_as_uint(parts.x);
               a_small[ks][i] = __float_as_uint(parts.y);
             }
           }
-          if (magnitude >= kTf32FastLimit) {  // an Inf, a NaN or a rounding past FLT_MAX
+          if (a_magnitude >= kTf32FastLimit) {  // an Inf, a NaN or a rounding past FLT_MAX
 #pragma unroll
             for (int ks = 0; ks < KSTEPS; ++ks) {
 #pragma unroll
