@@ -1591,6 +1591,11 @@ inline std::int64_t partial_pitch(std::int64_t n) { return views::round_up(n, 2)
 constexpr double kSmFlopPerNs16 = 5700.0;
 constexpr double kPartialBytesPerNs = 3000.0;
 constexpr double kSecondLaunchNs = 10000.0;
+// The in-kernel split (Config::kSplit3): its k-tile as measured on 64x64 and 64x128 tiles, and
+// the fixed cost of splitting that the run which placed it used (docs/perf-notes.md, "Rung 22's
+// split at any pitch").
+constexpr double kSplit3KTileNs(int bn) { return bn == 64 ? 900.0 : 1000.0; }
+constexpr double kSplit3SecondLaunchNs = 5000.0;
 struct SplitPlan {
   int splits;
   int k_tiles_split;
@@ -1621,15 +1626,18 @@ SplitPlan split_plan(const Problem& q) {
                                static_cast<double>(q.m - partial_first_row<Cfg>(q, tiles - tail)) *
                                static_cast<double>(partial_pitch(q.n));
     constexpr double kTileElems = static_cast<double>(Cfg::BM) * Cfg::BN;
-    // (The in-kernel split runs three products per k-tile.)
-    const double tile_ns = (Cfg::kSplit3 ? 3.0 : 1.0) * 2.0 * kTileElems *
-                           static_cast<double>(q.k) /
+    // The in-kernel split's tile is timed by its measured k-tile (three products and the split
+    // of the operands, far from the peak rate).
+    const double tile_ns =
+        Cfg::kSplit3 ? static_cast<double>(k_tiles) * kSplit3KTileNs(Cfg::BN)
+                     : 2.0 * kTileElems * static_cast<double>(q.k) /
                            (Cfg::kElemBytes == 2 ? kSmFlopPerNs16 : kSmFlopPerNs16 / 2);
+    const double split_ns = Cfg::kSplit3 ? kSplit3SecondLaunchNs : kSecondLaunchNs;
     auto cost = [&](std::int64_t s) {
       const double partial_bytes = 2.0 * sizeof(float) * kTileElems * static_cast<double>(s * tail);
       return static_cast<double>(waves) +
              static_cast<double>(ceil_div(tail * s, sms)) / static_cast<double>(s) +
-             (s > 1 ? (partial_bytes / kPartialBytesPerNs + kSecondLaunchNs) / tile_ns : 0.0);
+             (s > 1 ? (partial_bytes / kPartialBytesPerNs + split_ns) / tile_ns : 0.0);
     };
     std::int64_t best = 1;
     for (std::int64_t s = 2; s <= std::min<std::int64_t>(32, k_tiles / 4); ++s) {
