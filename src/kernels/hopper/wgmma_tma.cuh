@@ -612,7 +612,7 @@ struct RealignOperand {
 /// of an M/N-major k-line (boxes of 32 x BK as the maps lay them), coalesced at any pitch. An
 /// element-aligned fp32 base makes every element 4-byte aligned, so there is nothing to
 /// realign: no raw rows and no second pass, only the copies (the realigning producer above
-/// spends two shared loads, a shift and a store per 16 bytes on top of them).
+/// spends shared loads, a shift and a store per 16 bytes on top of them).
 template <bool K_MAJOR, int XT, int BK>
 struct ElementCopy {
   static constexpr int kSegments = K_MAJOR ? XT : BK * (XT / 32);  // 128-byte segments per tile
