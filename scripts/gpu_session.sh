@@ -125,6 +125,38 @@ bench_by_layout() {
   done
 }
 
+# sanitize_split NAME GLOB LAYOUT...: memcheck and racecheck of rung 22's kernels GLOB names (f32)
+# in each "la lb lc" LAYOUT at 16-byte and odd pitches, the count of clean runs in the summary,
+# then the GPU suite's rung-22 tests (sweep, wave tail, split-K, non-finite inputs) as NAME_tests.
+sanitize_split() {
+  local name=$1 glob=$2 tool lay pad
+  shift 2
+  for tool in memcheck racecheck; do
+    for lay in "$@"; do
+      for pad in 0,0,0 1,2,3; do
+        sanitize_verify "sanitize_$name.log" "$tool" "$glob" f32 "$lay" "$pad" 100x200x300 \
+          33x1000x77 513x257x129
+      done
+    done
+  done
+  grep -c "^ok " "$R/sanitize_$name.log" | sed "s/^/sanitize $name runs clean: /" |
+    tee -a "$summary"
+  run_step "${name}_tests" "$TESTBIN/tilegemm_gpu_tests" \
+    --gtest_filter='*KernelSweep*3xtf32*:*WgmmaWaveTail*:*SplitKResultsAreBitIdentical*:*ThreeTf32*'
+  tail -3 "$R/${name}_tests.log" | tee -a "$summary"
+}
+
+# random_rules_f32 NAME KERNELS: the issue's random fp32 shapes of seeds 7, 3 and 11, auto by its
+# rules alone (no tune cache) beside KERNELS, as steps NAME_random_s<seed> into
+# ${TAG}_NAME-random-f32-s<seed>.json.
+random_rules_f32() {
+  local seed
+  for seed in 7 3 11; do
+    TILEGEMM_TUNE_CACHE=off bench_random "${1}_random_s$seed" "$2" f32 "$seed" \
+      "${TAG}_$1-random-f32-s$seed.json"
+  done
+}
+
 for step in "${STEPS[@]}"; do
   case $step in
     info)
@@ -697,22 +729,11 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # the GPU suite's sweep and wave-tail tests of rung 22, then timed on the fp32 shapes with
       # small M or N that the CUDA cores' tiles lose (random seeds 7, 3, 11) and on 16-byte
       # K-major ones (no copy), beside the split beforehand and auto.
-      XC='wgmma_3xtf32_*_cs'
+      # (Named, not globbed: the element-copy instances, 3xtf32-csra's, also end in _cs.)
+      XC='wgmma_3xtf32_64x64x32_s12_p1_cs,wgmma_3xtf32_64x128x32_s8_p1_cs'
       verify_matrix x3cs "$XC" "f32:f32" "0 0,0,0;0.5 1,3,2;0 1,1,1" 1x1x1 33x65x7 100x300x1000 \
         257x129x4097 22x2501x5639 4095x333x95 37x4100x2000 2048x2048x64 8x8x33 64x64x65536
-      for tool in memcheck racecheck; do
-        for lay in "row col row" "col row col"; do
-          for pad in 0,0,0 1,2,3; do
-            sanitize_verify sanitize_x3cs.log "$tool" "$XC" f32 "$lay" "$pad" 100x200x300 \
-              33x1000x77 513x257x129
-          done
-        done
-      done
-      grep -c "^ok " "$R/sanitize_x3cs.log" | sed 's/^/sanitize x3cs runs clean: /' |
-        tee -a "$summary"
-      run_step x3cs_tests "$TESTBIN/tilegemm_gpu_tests" \
-        --gtest_filter='*KernelSweep*3xtf32*:*WgmmaWaveTail*:*SplitKResultsAreBitIdentical*'
-      tail -3 "$R/x3cs_tests.log" | tee -a "$summary"
+      sanitize_split x3cs "$XC" "row col row" "col row col"
       XCB='wgmma_3xtf32_64x64x32_s12_p1_cs,wgmma_3xtf32_64x128x32_s8_p1_cs'
       run_step x3cs_accuracy bench --kernels "$XCB,wgmma_3xtf32_128x128x32_s6_ts_p4" \
         --dtype f32 --m 1024 --n 1024 --k 64,1024,16384,131072 --format json \
@@ -730,11 +751,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
     3xtf32-cs-random)
       # The random fp32 shapes of three seeds: auto (rules only) beside rung 22's in-kernel split
       # instances, to place the rule that takes them.
-      XCR='auto,wgmma_3xtf32_64x64x32_s12_p1_cs,wgmma_3xtf32_64x128x32_s8_p1_cs'
-      for seed in 7 3 11; do
-        TILEGEMM_TUNE_CACHE=off bench_random "x3cs_random_s$seed" "$XCR" f32 "$seed" \
-          "${TAG}_x3cs-random-f32-s$seed.json"
-      done
+      random_rules_f32 x3cs 'auto,wgmma_3xtf32_64x64x32_s12_p1_cs,wgmma_3xtf32_64x128x32_s8_p1_cs'
       ;;
     3xtf32-csra)
       # Rung 22's in-kernel split with a producer of element copies (the _ra_p1_cs instances):
@@ -745,19 +762,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       XR='wgmma_3xtf32_*_ra_p1_cs'
       verify_matrix x3csra "$XR" "f32:f32" "0 0,0,0;0.5 1,3,2;0 1,1,1" 1x1x1 33x65x7 \
         100x300x1000 257x129x4097 22x2501x5639 4095x333x95 37x4100x2000 8x8x33 64x64x65536
-      for tool in memcheck racecheck; do
-        for lay in "row col row" "col row col" "col col row"; do
-          for pad in 0,0,0 1,2,3; do
-            sanitize_verify sanitize_x3csra.log "$tool" "$XR" f32 "$lay" "$pad" 100x200x300 \
-              33x1000x77 513x257x129
-          done
-        done
-      done
-      grep -c "^ok " "$R/sanitize_x3csra.log" | sed 's/^/sanitize x3csra runs clean: /' |
-        tee -a "$summary"
-      run_step x3csra_tests "$TESTBIN/tilegemm_gpu_tests" \
-        --gtest_filter='*KernelSweep*3xtf32*:*WgmmaWaveTail*:*SplitKResultsAreBitIdentical*:*ThreeTf32*'
-      tail -3 "$R/x3csra_tests.log" | tee -a "$summary"
+      sanitize_split x3csra "$XR" "row col row" "col row col" "col col row"
       XRB='wgmma_3xtf32_64x64x32_s12_ra_p1_cs,wgmma_3xtf32_64x128x32_s8_ra_p1_cs'
       run_step x3csra_accuracy bench --kernels "$XRB" --dtype f32 --m 1024 --n 1024 \
         --k 64,1024,131072 --pad 1,1,1 --format json --output "${TAG}_x3csra-accuracy.json"
@@ -775,11 +780,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
     3xtf32-csra-random)
       # The random fp32 shapes of three seeds: auto (rules only) beside the in-kernel split
       # instances that read any pitch.
-      XCR='auto,wgmma_3xtf32_64x64x32_s12_ra_p1_cs,wgmma_3xtf32_64x128x32_s8_ra_p1_cs'
-      for seed in 7 3 11; do
-        TILEGEMM_TUNE_CACHE=off bench_random "x3csra_random_s$seed" "$XCR" f32 "$seed" \
-          "${TAG}_x3csra-random-f32-s$seed.json"
-      done
+      random_rules_f32 x3csra \
+        'auto,wgmma_3xtf32_64x64x32_s12_ra_p1_cs,wgmma_3xtf32_64x128x32_s8_ra_p1_cs'
       ;;
     verify-copies)
       # The launchers that carve the stream workspace for operand copies and partial tiles (rungs

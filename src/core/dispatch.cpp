@@ -164,7 +164,8 @@ struct Rule {
 // against its operands (kF32Tensor), those run ahead of every tile rule: the 128x64 tile where
 // 128x128 tiles leave SMs idle and K is short, else the 128x128 tile (rung 22 has no 128x256
 // tile); with K of 16..64 ahead of thin_k too. Ahead of all of them, small M or N against a long
-// side whose operand is read in place, or copied once into the L2 (kF32InKernel): rung 22's
+// side whose operand is read in place, by element copies where no tensor map reads it
+// (kF32InKernelAnyPitch) or by tensor maps, or copied once into the L2 (kF32InKernel): rung 22's
 // in-kernel split on 64-row tiles.
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
@@ -293,11 +294,9 @@ LongOperand long_operand(const Problem& p) {
 // 64x64 tiles no more than a wave with K < 4096.
 bool in_kernel_64(const Problem& p, std::int64_t sms) {
   const bool c_row = p.c.layout == Layout::kRowMajor;
-  const std::int64_t m = c_row ? p.m : p.n;
   const std::int64_t n = c_row ? p.n : p.m;
-  const std::int64_t t128 = ((m + 63) / 64) * ((n + 127) / 128);
-  const std::int64_t t64 = ((m + 63) / 64) * ((n + 63) / 64);
-  return n <= 64 || p.k < 512 || (3 * t128 > sms && t64 <= sms && p.k < 4096);
+  const std::int64_t t128 = c_row ? tiles(p, 64, 128) : tiles(p, 128, 64);
+  return n <= 64 || p.k < 512 || (3 * t128 > sms && tiles(p, 64, 64) <= sms && p.k < 4096);
 }
 
 bool holds(When when, const Problem& p, std::int64_t sms) {
@@ -398,11 +397,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return x.readable_layout && !x.pitch_16b && small >= 10 && small <= 256 &&
              std::max(p.m, p.n) >= 256 && p.k >= 512;
     }
-    case When::kF32InKernelAnyPitch64: {
-      if (!holds(When::kF32InKernelAnyPitch, p, sms)) return false;
-      const std::int64_t t64 = ((p.m + 63) / 64) * ((p.n + 63) / 64);
-      return in_kernel_64(p, sms) || t64 <= 16;
-    }
+    case When::kF32InKernelAnyPitch64:
+      return holds(When::kF32InKernelAnyPitch, p, sms) &&
+             (in_kernel_64(p, sms) || tiles(p, 64, 64) <= 16);
     case When::kAlways:
       return true;
   }

@@ -26,15 +26,21 @@ class Fp32MathScope {
   Fp32Math saved_;
 };
 
-// The fp32 kernel auto takes; by default the CUDA cores' rules (set_fp32_math(kSimt)), which
-// most tests here pin down; Fp32TakesThreeTf32ProductsOnHopper asks for the tensor cores.
-std::string chosen(std::int64_t m, std::int64_t n, std::int64_t k, Layout lb = Layout::kRowMajor,
-                   int offset = 0, Fp32Math math = Fp32Math::kSimt) {
+// The fp32 kernel auto takes for A, B and C in these layouts, under this fp32 math.
+std::string chosen_in(std::int64_t m, std::int64_t n, std::int64_t k, Layout la, Layout lb,
+                      Layout lc, Fp32Math math, int offset = 0) {
   const Fp32MathScope scope(math);
   const Problem p = Problem::make(m, n, k, g_buf + offset, g_buf + offset, g_buf + offset, 1.0f,
-                                  0.0f, Layout::kRowMajor, lb, Layout::kRowMajor);
+                                  0.0f, la, lb, lc);
   const KernelInfo* kernel = select_kernel(p);
   return kernel == nullptr ? "(none)" : kernel->name;
+}
+
+// The same with row-major A and C; by default the CUDA cores' rules (set_fp32_math(kSimt)),
+// which most tests here pin down; Fp32TakesThreeTf32ProductsOnHopper asks for the tensor cores.
+std::string chosen(std::int64_t m, std::int64_t n, std::int64_t k, Layout lb = Layout::kRowMajor,
+                   int offset = 0, Fp32Math math = Fp32Math::kSimt) {
+  return chosen_in(m, n, k, Layout::kRowMajor, lb, Layout::kRowMajor, math, offset);
 }
 
 bool starts_with(const std::string& s, const std::string& prefix) {
@@ -164,21 +170,12 @@ TEST(AutoRule, Fp32SmallMOrNTakesTheInKernelSplit) {
   EXPECT_EQ(chosen(36, 7672, 1728, kCol, 0, kX3), cs64);  // 60 tiles of 64x128
   EXPECT_EQ(chosen(2502, 24, 640, kCol, 0, kX3), cs64);   // the long side is A's (row-major)
   EXPECT_EQ(chosen(3384, 42, 6316, kRow, 0, kX3), cs64);
-  {  // the long side's A column-major (M-major): its fragments are read from either layout
-    const Fp32MathScope scope(kX3);
-    const Problem p = Problem::make(4096, 64, 4096, g_buf, g_buf, g_buf, 1.0f, 0.0f, kCol, kRow,
-                                    kRow);
-    const KernelInfo* k = select_kernel(p);
-    ASSERT_NE(k, nullptr);
-    EXPECT_EQ(k->name, cs64);
-    // under a column-major C, A takes B's role in the kernel, which must be K-major: copied,
-    // and 64 MiB is past the copy bound
-    const Problem q = Problem::make(4096, 64, 4096, g_buf, g_buf, g_buf, 1.0f, 0.0f, kCol, kRow,
-                                    kCol);
-    const KernelInfo* kq = select_kernel(q);
-    ASSERT_NE(kq, nullptr);
-    EXPECT_FALSE(ends_with(kq->name, "_cs")) << kq->name;
-  }
+  // the long side's A column-major (M-major): its fragments are read from either layout
+  EXPECT_EQ(chosen_in(4096, 64, 4096, kCol, kRow, kRow, kX3), cs64);
+  // under a column-major C, A takes B's role in the kernel, which must be K-major: copied, and
+  // 64 MiB is past the copy bound
+  const std::string copied = chosen_in(4096, 64, 4096, kCol, kRow, kCol, kX3);
+  EXPECT_FALSE(ends_with(copied, "_cs")) << copied;
   // copied (B row-major here): M or N of 48..192, the long side's operand of at most 40 MiB
   EXPECT_EQ(chosen(131, 4188, 2207, kRow, 0, kX3), cs128);
   EXPECT_EQ(chosen(169, 3579, 1383, kRow, 0, kX3), cs128);
@@ -194,10 +191,11 @@ TEST(AutoRule, Fp32SmallMOrNTakesTheInKernelSplit) {
   EXPECT_FALSE(starts_with(chosen(64, 8192, 8192, kCol), "wgmma_3xtf32")) << "under kSimt";
 }
 
-// fp32 with small M or N where the long side's operand has a pitch or base no tensor map reads:
-// the in-kernel split with the realigning producer, which reads it in place (no copy), in the
-// roles the split reads (A in either layout, a K-major B), by the same tile test.
-TEST(AutoRule, Fp32SmallMOrNWithAnOddPitchTakesTheRealignedSplit) {
+// fp32 with M or N of 10..256 where the long side's operand has a pitch or base no tensor map
+// reads: the in-kernel split loaded by element copies, which reads it in place (no copy), in the
+// roles the split reads (A in either layout, a K-major B), by the same tile test or on 64x64
+// tiles where those are at most 16.
+TEST(AutoRule, Fp32SmallMOrNWithAnOddPitchTakesTheSplitWithElementCopies) {
   const std::string ra128 = "wgmma_3xtf32_64x128x32_s8_ra_p1_cs";
   const std::string ra64 = "wgmma_3xtf32_64x64x32_s12_ra_p1_cs";
   if (find_kernel(ra128) == nullptr) GTEST_SKIP() << "built without sm_90a";
@@ -217,14 +215,8 @@ TEST(AutoRule, Fp32SmallMOrNWithAnOddPitchTakesTheRealignedSplit) {
   EXPECT_EQ(chosen(64, 4096, 4096, kCol, 1, kX3), ra128);
   // the long side A (row-major, odd pitch): the 64x64 tile where N <= 64
   EXPECT_EQ(chosen(2491, 31, 3011, kCol, 0, kX3), ra64);
-  {  // A M-major in the kernel's A role, odd pitch
-    const Fp32MathScope scope(kX3);
-    const Problem p = Problem::make(5169, 16, 1413, g_buf, g_buf, g_buf, 1.0f, 0.0f, kCol, kRow,
-                                    kRow);
-    const KernelInfo* k = select_kernel(p);
-    ASSERT_NE(k, nullptr);
-    EXPECT_EQ(k->name, ra64);
-  }
+  // A M-major in the kernel's A role, odd pitch
+  EXPECT_EQ(chosen_in(5169, 16, 1413, kCol, kRow, kRow, kX3), ra64);
   // not: a 16-byte pitch (the TMA split), an N-major long B, M or N of 9 or of 257, K < 512,
   // the long side under 256, kSimt
   for (const std::string& other :

@@ -39,8 +39,10 @@
 // spare B-sized slot, splits its A fragments (from a K-major or an M-major tile) in registers,
 // and runs the three products with A from registers. The pass then only copies A where no
 // tensor map can describe it and B also where it is not K-major, once, K-major; with both read
-// in place there is no pass at all. It waits
-// for each k-tile's wgmmas before rewriting A's fragment registers, so it promotes every k-tile.
+// in place there is no pass at all. It waits for each k-tile's wgmmas before rewriting A's
+// fragment registers, so it promotes every k-tile. Its `_ra` instances load A and B by element
+// copies instead of tensor maps (wgmma_tma.cuh, ElementCopy): any pitch and element-aligned
+// base, and only an N-major B is copied.
 //
 // Non-finite inputs: the remainder of an Inf or NaN is taken as 0 (x - tf32(x) would be NaN); a
 // finite x whose tf32 rounding overflows keeps its truncation. NaN propagates, but an Inf does
@@ -136,32 +138,33 @@ __global__ void __launch_bounds__(kSplitThreads) split_3xtf32_kernel(const Split
 struct SplitPlan3 {
   int segments = 3;
   std::int64_t kp = 0;
-  bool copy_a = true, copy_b = true;
   std::size_t a_bytes = 0, b_bytes = 0;  // each rounded up to 256 bytes; 0 where not copied
+  bool copy_a() const { return a_bytes > 0; }
+  bool copy_b() const { return b_bytes > 0; }
 };
 template <class Cfg>
 SplitPlan3 split_plan3(const Problem& q) {
   SplitPlan3 s;
   s.kp = views::round_up(q.k, kSplitKTile);
+  bool copy_a = true, copy_b = true;
   if constexpr (Cfg::kSplit3) {
     s.segments = 1;
     if constexpr (Cfg::kRealign) {
       // The element copies read any pitch and element-aligned base: only an N-major B is copied.
-      s.copy_a = false;
-      s.copy_b = !views::b_k_contiguous(q);
+      copy_a = false;
+      copy_b = !views::b_k_contiguous(q);
     } else {
       const hopper::OperandGeometry ga = hopper::a_geometry(q);  // A: either layout
-      s.copy_a =
-          !hopper::tensor_map_describable(DType::kTF32, q.a.data, ga.rows, ga.cols, q.a.ld);
-      s.copy_b = !views::b_k_contiguous(q) ||
-                 !hopper::tensor_map_describable(DType::kTF32, q.b.data, q.n, q.k, q.b.ld);
+      copy_a = !hopper::tensor_map_describable(DType::kTF32, q.a.data, ga.rows, ga.cols, q.a.ld);
+      copy_b = !views::b_k_contiguous(q) ||
+               !hopper::tensor_map_describable(DType::kTF32, q.b.data, q.n, q.k, q.b.ld);
     }
   }
   auto bytes = [&](std::int64_t lines) {
     return static_cast<std::size_t>(views::round_up(lines * s.segments * s.kp * 4, 256));
   };
-  if (s.copy_a) s.a_bytes = bytes(q.m);
-  if (s.copy_b) s.b_bytes = bytes(q.n);
+  if (copy_a) s.a_bytes = bytes(q.m);
+  if (copy_b) s.b_bytes = bytes(q.n);
   return s;
 }
 // a_split, b_split: the written operands' addresses; left out where only their alignment matters.
@@ -171,10 +174,10 @@ Problem on_split(const Problem& q, const SplitPlan3& s,
   Problem t = q;
   const std::int64_t line = s.segments * s.kp;
   t.k = s.segments == 1 ? q.k : line;  // one segment: zeros past K come from the tensor maps
-  t.a = s.copy_a ? ConstMatrixRef{a_split, Layout::kRowMajor, line, DType::kTF32}  // M lines
-                 : ConstMatrixRef{q.a.data, q.a.layout, q.a.ld, DType::kTF32};
-  t.b = s.copy_b ? ConstMatrixRef{b_split, Layout::kColMajor, line, DType::kTF32}  // N lines
-                 : ConstMatrixRef{q.b.data, q.b.layout, q.b.ld, DType::kTF32};
+  t.a = s.copy_a() ? ConstMatrixRef{a_split, Layout::kRowMajor, line, DType::kTF32}  // M lines
+                   : ConstMatrixRef{q.a.data, q.a.layout, q.a.ld, DType::kTF32};
+  t.b = s.copy_b() ? ConstMatrixRef{b_split, Layout::kColMajor, line, DType::kTF32}  // N lines
+                   : ConstMatrixRef{q.b.data, q.b.layout, q.b.ld, DType::kTF32};
   return t;
 }
 
@@ -211,9 +214,9 @@ cudaError_t launch_3xtf32(const Problem& problem, cudaStream_t stream) {
   unsigned char* const b_split = ws.b;
   float* const partial = reinterpret_cast<float*>(ws.tail);
   // A': the remainders first; B': the remainders in the middle (paired with big(A)).
-  const SplitJob ja = split_job(s.copy_a, q.a.data, q.a.ld, views::a_k_contiguous(q), q.m, q.k,
+  const SplitJob ja = split_job(s.copy_a(), q.a.data, q.a.ld, views::a_k_contiguous(q), q.m, q.k,
                                 s, a_split, 0);
-  const SplitJob jb = split_job(s.copy_b, q.b.data, q.b.ld, views::b_k_contiguous(q), q.n, q.k,
+  const SplitJob jb = split_job(s.copy_b(), q.b.data, q.b.ld, views::b_k_contiguous(q), q.n, q.k,
                                 s, b_split, 1);
   const std::int64_t tiles = ja.tiles + jb.tiles;
   if (tiles > 0) {
@@ -226,7 +229,7 @@ cudaError_t launch_3xtf32(const Problem& problem, cudaStream_t stream) {
 }
 
 template <class Cfg>
-KernelInfo describe_3xtf32(const char* tiles) {
+KernelInfo describe_3xtf32(const std::string& tiles) {
   KernelInfo k = hopper::describe<Cfg>(
       "wgmma_3xtf32", 22,
       std::string("fp32 as three tf32 products (3xTF32): ") +
@@ -275,9 +278,9 @@ void register_wgmma_3xtf32(Registry& r) {
                              kConsumerSplit>;
   using Tile64x128Cs = Config<128, 8, kTf32, 1, kRegEpilogue, kOneConsumer, kRealign, kPromoteCs,
                               kConsumerSplit>;
-  constexpr const char* kCs = "splitting each stage in the kernel";
-  r.push_back(describe_3xtf32<Tile64x64Cs>((std::string("rung 18's 64x64 tile ") + kCs).c_str()));
-  r.push_back(describe_3xtf32<Tile64x128Cs>((std::string("rung 18's 64x128 tile ") + kCs).c_str()));
+  const std::string cs = "splitting each stage in the kernel";
+  r.push_back(describe_3xtf32<Tile64x64Cs>("rung 18's 64x64 tile " + cs));
+  r.push_back(describe_3xtf32<Tile64x128Cs>("rung 18's 64x128 tile " + cs));
   // The same with a producer of element copies (rung 20's place, wgmma_tma.cuh ElementCopy)
   // instead of tensor maps: an operand of any pitch and element-aligned base read in place, no
   // copy and no second launch.
@@ -286,11 +289,9 @@ void register_wgmma_3xtf32(Registry& r) {
                                kPromoteCs, kConsumerSplit>;
   using Tile64x128CsRa = Config<128, 8, kTf32, 1, kRegEpilogue, kOneConsumer, kElementCopies,
                                 kPromoteCs, kConsumerSplit>;
-  constexpr const char* kCsRa = "splitting each stage in the kernel, loaded by element copies";
-  r.push_back(
-      describe_3xtf32<Tile64x64CsRa>((std::string("rung 18's 64x64 tile ") + kCsRa).c_str()));
-  r.push_back(
-      describe_3xtf32<Tile64x128CsRa>((std::string("rung 18's 64x128 tile ") + kCsRa).c_str()));
+  const std::string cs_ra = cs + ", loaded by element copies";
+  r.push_back(describe_3xtf32<Tile64x64CsRa>("rung 18's 64x64 tile " + cs_ra));
+  r.push_back(describe_3xtf32<Tile64x128CsRa>("rung 18's 64x128 tile " + cs_ra));
 }
 
 }  // namespace tilegemm::kernels

@@ -82,7 +82,8 @@ struct Tf32 {
 ///                     the remainders into one of two extra B-sized slots, splits its A
 ///                     fragments in registers, and runs remainder(A) big(B) + big(A)
 ///                     remainder(B) + big(A) big(B) with A from registers (rung 22's in-kernel
-///                     split; one consumer, K-major A and B, fp32 tensor maps)
+///                     split; one consumer, A in either layout, K-major B, fp32 tensor maps,
+///                     or with REALIGN_ the element copies of ElementCopy instead of them)
 template <int BN_, int STAGES_, bool TF32_, int CLUSTER_ = 1, bool TMA_STORE_ = false,
           int CONSUMERS_ = 2, bool REALIGN_ = false, int PROMOTE_ = 0, bool SPLIT3_ = false>
 struct Config {
@@ -812,7 +813,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // arrival once its copies have landed (cp.async.mbarrier.arrive.noinc; 128 arrivals), so
       // every free stage of the ring is in flight and no thread waits for its copies (waiting
       // for them, kAhead = STAGES - 2 stages ahead and a producer barrier before the arrivals,
-      // was 15-18% slower: docs/perf-notes.md). The consumer reads both tiles through the
+      // was 14-18% slower: docs/perf-notes.md). The consumer reads both tiles through the
       // generic proxy (A's fragments, B's split) and fences before its wgmmas, so the copies
       // need no proxy fence here. ----
       const float* const pa = static_cast<const float*>(p.a);
@@ -1591,9 +1592,9 @@ inline std::int64_t partial_pitch(std::int64_t n) { return views::round_up(n, 2)
 constexpr double kSmFlopPerNs16 = 5700.0;
 constexpr double kPartialBytesPerNs = 3000.0;
 constexpr double kSecondLaunchNs = 10000.0;
-// The in-kernel split (Config::kSplit3): its k-tile as measured on 64x64 and 64x128 tiles, and
-// the fixed cost of splitting that the run which placed it used (docs/perf-notes.md, "Rung 22's
-// split at any pitch").
+// The in-kernel split (Config::kSplit3): its k-tile as measured on 64x64 and 64x128 tiles, and a
+// fixed cost of splitting of 5 us, half the one above: a value chosen and then timed on the
+// shapes it moves, not fitted (docs/perf-notes.md, "Rung 22's split at any pitch").
 constexpr double kSplit3KTileNs(int bn) { return bn == 64 ? 900.0 : 1000.0; }
 constexpr double kSplit3SecondLaunchNs = 5000.0;
 struct SplitPlan {
