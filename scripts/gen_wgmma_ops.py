@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes src/kernels/hopper/wgmma_ops.cuh: one inline-PTX wrapper per (N, A/B type) of
 wgmma.mma_async m64nNkK with fp32 accumulators, A and B from shared memory (descriptors), and for
-tf32 a second form with A from registers (wgmma reads tf32 from shared memory K-major only, so an
-M-major A tile goes through registers).
+every type a second form with A from registers (wgmma reads tf32 from shared memory K-major only,
+so an M-major tf32 A tile goes through registers; rung 23 builds 16-bit A fragments from lines no
+swizzled tile holds).
 
 An asm statement needs every accumulator register as its own operand, so these wrappers are
 generated instead of written out by hand. Run: scripts/gen_wgmma_ops.py > src/kernels/hopper/wgmma_ops.cuh
@@ -29,7 +30,7 @@ def wrapper(n, tag, ptx, kinst, trans):
     ins = '"l"(desc_a), "l"(desc_b), "r"(scale_d)' + (', "n"(TA), "n"(TB)' if trans else "")
     tparams = "template <int TA, int TB>\n  " if trans else "template <int TA = 0, int TB = 0>\n  "
     check = "" if trans else '    static_assert(TA == 0 && TB == 0, "tf32 operands are K-major only");\n'
-    rs = "" if trans else register_a_form(n, ptx, kinst, d_lines, outs)
+    rs = register_a_form(n, ptx, kinst, d_lines, outs, trans)
     return f"""template <>
 struct Wgmma<{n}, {tag}> {{
   static constexpr int kInstK = {kinst};
@@ -46,19 +47,30 @@ struct Wgmma<{n}, {tag}> {{
 """
 
 
-def register_a_form(n, ptx, kinst, d_lines, outs):
+def register_a_form(n, ptx, kinst, d_lines, outs, trans):
     regs = n // 2
     a, db, sc = regs, regs + 4, regs + 5
-    return f"""  // A from registers: a[0..3] hold A(g, t), A(g + 8, t), A(g, t + 4), A(g + 8, t + 4) of the
+    if trans:
+        what = """  // A from registers: a[0..3] hold the element pairs A(g, 2t..2t+1), A(g + 8, 2t..2t+1),
+  // A(g, 2t+8..2t+9), A(g + 8, 2t+8..2t+9) of the warp's 16 rows (g = lane / 4, t = lane % 4),
+  // the lower k in the low half. TB: 1 when B is N-major in shared memory.
+"""
+        tail, ins_tb, check = f"p, 1, 1, %{regs + 6}", ', "n"(TB)', ""
+    else:
+        what = """  // A from registers: a[0..3] hold A(g, t), A(g + 8, t), A(g, t + 4), A(g + 8, t + 4) of the
   // warp's 16 rows (g = lane / 4, t = lane % 4), in tf32 bit patterns.
+"""
+        tail, ins_tb = "p, 1, 1", ""
+        check = '    static_assert(TB == 0, "tf32 operands are K-major only");\n'
+    return f"""{what}  template <int TB = 0>
   __device__ __forceinline__ static void mma_rs(float (&d)[{regs}], const std::uint32_t (&a)[4],
                                                 std::uint64_t desc_b, int scale_d) {{
-    asm volatile(
+{check}    asm volatile(
         "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{sc}, 0;\\n"
         "wgmma.mma_async.sync.aligned.m64n{n}k{kinst}.f32.{ptx}.{ptx} "
-        "{{{d_lines}}}, {{%{a}, %{a + 1}, %{a + 2}, %{a + 3}}}, %{db}, p, 1, 1;\\n}}\\n"
+        "{{{d_lines}}}, {{%{a}, %{a + 1}, %{a + 2}, %{a + 3}}}, %{db}, {tail};\\n}}\\n"
         : {outs}
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d){ins_tb});
   }}
 """
 
@@ -69,8 +81,7 @@ def main():
         "// wgmma.mma_async m64nNkK with fp32 accumulators, A and B from shared memory through",
         "// matrix descriptors. d: the N/2 accumulators of a thread; scale_d == 0 ignores their old",
         "// values (the first K step of a tile, so they need no zeroing); TA/TB: 1 when A (B) is",
-        "// M-major (N-major) in shared memory, 16-bit types only. tf32 also has mma_rs: A from",
-        "// registers.",
+        "// M-major (N-major) in shared memory, 16-bit types only. mma_rs: A from registers.",
         "#pragma once",
         "",
         "#include <cstdint>",

@@ -7,7 +7,7 @@
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
-#        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies, and
+#        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies residue residue-random, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -109,17 +109,18 @@ sanitize_verify() {
     echo "FAIL $log $tool $ab $lay pad $pad" | tee -a "$summary"
 }
 
-# bench_by_layout NAME KERNELS OUT "la lb lc:SHAPE ..."...: an f32 bench of KERNELS on the shapes of
-# each layout mix, logged as step NAME_<layouts> and written to ${TAG}_OUT-<layouts>.json (the
-# caller's environment applies: prefix TILEGEMM_TUNE_CACHE=off for the rules alone).
+# bench_by_layout NAME KERNELS OUT "la lb lc:SHAPE ..."...: a bench of KERNELS (f32, or the dtype
+# BENCH_DTYPE names) on the shapes of each layout mix, logged as step NAME_<layouts> and written to
+# ${TAG}_OUT-<layouts>.json (the caller's environment applies: prefix TILEGEMM_TUNE_CACHE=off for
+# the rules alone).
 bench_by_layout() {
-  local name=$1 kernels=$2 out=$3 lay la lb lc s shapes
+  local name=$1 kernels=$2 out=$3 lay la lb lc s shapes dtype=${BENCH_DTYPE:-f32}
   shift 3
   for lay in "$@"; do
     read -r la lb lc <<<"${lay%%:*}"
     shapes=()
     for s in ${lay#*:}; do shapes+=(--shape "$s"); done
-    run_step "${name}_$la$lb$lc" bench --kernels "$kernels" --dtype f32 --layout-a "$la" \
+    run_step "${name}_$la$lb$lc" bench --kernels "$kernels" --dtype "$dtype" --layout-a "$la" \
       --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" --format json \
       --output "${TAG}_$out-$la$lb$lc.json"
   done
@@ -817,6 +818,38 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       RA='wgmma_128x128x64_s5_ts_ra,wgmma_64x64x64_s10_ts_ra,wgmma_128x128x64_s6_ts_pad'
       RA="$RA,wgmma_64x64x64_s13_pad,auto"
       bench_random realign_quick_random_s7 "$RA" bf16 7 "${TAG}_realign-quick-random-bf16-s7.json"
+      ;;
+    residue)
+      # Rung 23 (A at any pitch through residue-class tensor maps): verified in every 16-bit type
+      # and layout mix with odd pitches (both operands off 16 bytes among them: B copied), split-K
+      # and M or K below 8, memcheck and racecheck; then timed beside rung 16's copies and cuBLAS
+      # on odd-pitch bf16 shapes of the random seeds and the random shapes of seed 7.
+      verify_matrix residue 'wgmma*_rm' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
+        "0 0,0,0;0.5 1,3,2;0 1,1,1;0 3,5,7;0 0,4,0" 1x1x1 7x9x13 5x300x7 33x65x17 65x129x200 \
+        16x300x1000 129x65x1537 31x32x7791 257x263x129 1000x37x999
+      for tool in memcheck racecheck; do
+        for lay in "row col row" "col row col" "row row col"; do
+          sanitize_verify sanitize_residue.log "$tool" 'wgmma*_rm' bf16 "$lay" 1,2,3 100x200x300 \
+            33x1000x77 5x70x9
+        done
+      done
+      grep -c "^ok " "$R/sanitize_residue.log" | sed 's/^/sanitize residue runs clean: /' |
+        tee -a "$summary"
+      RM='wgmma*_rm,wgmma_64x64x64_s13_pad,wgmma_128x64x64_s8_ts_pad,narrow_n8,auto'
+      BENCH_DTYPE=bf16 TILEGEMM_TUNE_CACHE=off bench_by_layout residue "$RM" residue-bf16 \
+        "col row col:45x7302x1944 22x2501x5639" "row row col:3383x42x6316 10x5235x6931" \
+        "col row row:1807x9x5441 2768x18x264 35x5x5919 474x10x365" \
+        "col col col:14x5273x1186 2691x131x48" "row col row:89x20x170 16x8191x8191 128x8191x4095" \
+        "row row row:2768x18x264 4095x4095x4095 5312x122x3719 17023x63x4095 113x8x127" \
+        "col col row:2222x5x1091 2369x7x144"
+      bench_random residue_random_s7 "$RM" bf16 7 "${TAG}_residue-random-bf16-s7.json"
+      ;;
+    residue-random)
+      # bf16 auto (rules alone) on the random shapes of three seeds.
+      for seed in 7 3 11; do
+        TILEGEMM_TUNE_CACHE=off bench_random "residue_rules_s$seed" auto bf16 "$seed" \
+          "${TAG}_residue-rules-random-bf16-s$seed.json"
+      done
       ;;
     narrow-f32-mid)
       # fp32 products with M or N of 5..16 against a long other side (random seeds 7, 3, 11):

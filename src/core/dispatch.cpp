@@ -84,9 +84,21 @@ enum class When : std::uint8_t {
   // K >= 1024, min(M, N) >= 64, at least 2^29 multiply-adds, fewer 128x128 tiles than two
   // blocks per SM: where the tuned 128x128 tile's last wave would be mostly idle unless K is split.
   kUnderWave128,
+  // Rung 23 (16-bit A read in place at any pitch): the long side's operand (A where M >= N) is
+  // one no tensor map describes, or the short one is, against a long one under 1 MiB (one launch
+  // where rung 16 takes two). kResidue64: min(M, N) <= 64 where the copies would pay
+  // (kCopiesPay; below, mma.sync's one launch was as fast), unless both operands are such and
+  // the long one is under 1 MiB (rung 23 then copies the short one too: two launches, its k-tile
+  // the slower); kResidue128: min(M, N) <= 128 and a long operand of 16 MiB or more no map describes
+  // (128 x 8191 x 4095: 1.95x cuBLAS against the copies' 1.19x; from 101 to 169 on smaller ones
+  // the copies stayed a few percent faster). perf-notes.md, rung 23.
+  kResidue64,
+  kResidue128,
   // Narrow products (rung 21; the matrix-vector products, M or N of 1, come first):
   kNarrowTo4,       // min(M, N) <= 4
-  kNarrowTo8K128,   // min(M, N) <= 8 and K >= 128
+  // min(M, N) <= 8 and K >= 256; K >= 128 before rung 23, which beat it below 256 where the long
+  // operand has no tensor map (2369 x 7 x 144 column-major A: 6.5 us against 16.2)
+  kNarrowTo8K256,
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   // fp32 on the tensor cores (rung 22, three tf32 products), where set_fp32_math allows them
   // (the default). kF32Tensor: min(M, N) > 32 and M N >= 288 (M + N), or M N >= 128 (M + N)
@@ -216,9 +228,12 @@ constexpr Rule kSimtRules[] = {
 // waves are at least 80% busy or more than four; where rung 18's 64x64 class holds (small M or
 // N) its tile runs on the copies (a few percent faster than the 128x64 tile there: perf-notes.md,
 // "Rung 16's copies under rung 18's tile"). Ahead of them, where M or N is at most 4, or at most 8
-// with K >= 128, rung 21's narrow products on the CUDA cores: one pass over the wide
+// with K >= 256, rung 21's narrow products on the CUDA cores: one pass over the wide
 // operand instead of a copy and a 64-row tile of zeros (perf-notes.md, rung 21); with 16-byte
-// operands rung 18's tile, above, stays faster. Rung 20's realigning producer, once ahead of the
+// operands rung 18's tile, above, stays faster. Between those and the copies, for M or N up to
+// 64 (128 on a long operand of 16 MiB or more) whose long operand no tensor map describes, rung
+// 23, which reads that operand in place through eight residue-class tensor maps (kResidue64,
+// kResidue128; perf-notes.md, rung 23). Rung 20's realigning producer, once ahead of the
 // copies for K >= 5000 over few tiles, lost that class to the one-launch copies (perf-notes.md,
 // "One copy launch, staged stores in pieces"); it stays a candidate for tune. Elsewhere
 // mma.sync: the larger tile only on many waves of it, the 128x128 tile otherwise.
@@ -237,7 +252,9 @@ constexpr Rule kTensorRules[] = {
     {When::kUnderSms128, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, true, ""},
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, true, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
-    {When::kNarrowTo8K128, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
+    {When::kNarrowTo8K256, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
+    {When::kResidue64, BNeeds::kAny, "wgmma_residue", 64, 64, 0, true, ""},
+    {When::kResidue128, BNeeds::kAny, "wgmma_residue", 64, 128, 0, true, ""},
     {When::kThinK15, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kSmallMN64x64Copies, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, ""},
     {When::kSkinnyManyTilesCopies, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, ""},
@@ -356,10 +373,24 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kUnderWave128:
       return p.k >= 1024 && std::min(p.m, p.n) >= 64 &&
              p.m * p.n * p.k >= (std::int64_t{1} << 29) && tiles(p, 128, 128) < 2 * sms;
+    case When::kResidue64:
+    case When::kResidue128: {
+      const bool a_long = p.m >= p.n;
+      const bool long_off = !pitch_16b(a_long ? p.a : p.b);
+      const bool short_off = !pitch_16b(a_long ? p.b : p.a);
+      const std::int64_t long_bytes =
+          std::max(p.m, p.n) * p.k * static_cast<std::int64_t>(dtype_bytes(p.a.dtype));
+      if (when == When::kResidue128) {
+        return std::min(p.m, p.n) <= 128 && long_off && long_bytes >= (std::int64_t{16} << 20);
+      }
+      const bool long_big = long_bytes >= (std::int64_t{1} << 20);
+      return std::min(p.m, p.n) <= 64 && holds(When::kCopiesPay, p, sms) &&
+             (long_off ? (!short_off || long_big) : (short_off && !long_big));
+    }
     case When::kNarrowTo4:
       return std::min(p.m, p.n) <= 4;
-    case When::kNarrowTo8K128:
-      return std::min(p.m, p.n) <= 8 && p.k >= 128;
+    case When::kNarrowTo8K256:
+      return std::min(p.m, p.n) <= 8 && p.k >= 256;
     case When::kFewTiles64MLeN:
       return 2 * tiles(p, 64, 64) <= sms && p.m <= p.n;
     case When::kF32Tensor: {

@@ -22,6 +22,7 @@ void register_all_families(Registry& r) {
   register_wgmma_skinny(r);
   register_wgmma_realign(r);
   register_wgmma_3xtf32(r);
+  register_wgmma_residue(r);
 #endif
   register_gemv(r);
   register_thin_k(r);

@@ -26,6 +26,7 @@ void register_wgmma_padded(Registry& r);      // hopper/16_wgmma_padded.cu (sm_9
 void register_wgmma_skinny(Registry& r);      // hopper/18_wgmma_skinny.cu (sm_90a only)
 void register_wgmma_realign(Registry& r);     // hopper/20_wgmma_realign.cu (sm_90a only)
 void register_wgmma_3xtf32(Registry& r);      // hopper/22_wgmma_3xtf32.cu (sm_90a only)
+void register_wgmma_residue(Registry& r);     // hopper/23_wgmma_residue.cu (sm_90a only)
 #endif
 
 #if defined(TILEGEMM_WITH_CUTE)

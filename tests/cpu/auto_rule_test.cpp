@@ -392,12 +392,12 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(pick(512, 1024, 4096), "wgmma_128x128x64_s6_ts");
     EXPECT_EQ(pick(767, 767, 16383), "wgmma_128x128x64_s6_ts_pad");  // odd pitches
     // M or N up to 64 against more 64x128 tiles than SMs: rung 15's 128x64 tile for N, rung 18's
-    // 64x64 tile for M and on the copies (the 128x256 tile computed 3/4 zeros at N = 64); 72
-    // keeps the old rules.
+    // 64x64 tile for M (the 128x256 tile computed 3/4 zeros at N = 64); 72 keeps the old rules.
+    // With odd pitches the long operand is read in place by rung 23.
     EXPECT_EQ(pick(17024, 64, 4096), "wgmma_128x64x64_s8_ts");
     EXPECT_EQ(pick(16384, 16, 4096), "wgmma_128x64x64_s8_ts");
     EXPECT_EQ(pick(64, 17024, 4096), "wgmma_64x64x64_s13");
-    EXPECT_EQ(pick(17023, 63, 4095), "wgmma_64x64x64_s13_pad");
+    EXPECT_EQ(pick(17023, 63, 4095), "wgmma_64x64x64_s11_rm");
     EXPECT_EQ(pick(17024, 72, 4096), "wgmma_128x256x64_s4_ts");
     // Pitches that are odd multiples of 16 bytes (3000 and 5000 bf16 elements) on large
     // problems: rung 16's copies to a 128-byte pitch (the 128x256 tile only on its 80% waves);
@@ -431,15 +431,24 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(89, 20, 170), "wgmma_64x64x64_s13_pad");
       EXPECT_EQ(pick(504, 700, 21), "mma_sync_128x128x32_w64x64_s4_anyalign");
       // Rung 21 for odd leading dimensions: M or N of at most 4 at any K, of at most 8 from
-      // K = 128; a shorter K keeps mma.sync, 9 columns or more the copies.
+      // K = 256; a shorter K keeps mma.sync, 9 columns or more the copies.
       EXPECT_EQ(pick(2394, 3, 4182), "narrow_n4");
       EXPECT_EQ(pick(4, 144, 2), "narrow_n4");
       EXPECT_EQ(pick(2222, 5, 1091), "narrow_n8");
       EXPECT_EQ(pick(113, 8, 127), "mma_sync_128x128x32_w64x64_s4_anyalign");
-      EXPECT_EQ(pick(5169, 16, 1413), "wgmma_64x64x64_s13_pad");
-      // more 64x64 tiles than SMs: the 128-row padded tiles
+      // Rung 23 (residue-class tensor maps): M or N up to 64 whose long operand has no tensor
+      // map, with the short one described (one launch) or the long one 1 MiB or more; both
+      // without maps on a smaller long operand keep the copies (29 x 9 x 7054 above); a short
+      // operand without a map against a long one under 1 MiB: rung 23 again (one launch where
+      // the copies take two; 2369 x 7 has a 16-byte pitch in A, K = 144 below narrow's 256).
+      EXPECT_EQ(pick(5169, 16, 1413), "wgmma_64x64x64_s11_rm");
+      EXPECT_EQ(pick(16, 8191, 8191), "wgmma_64x64x64_s11_rm");
+      EXPECT_EQ(pick(2369, 7, 144), "wgmma_64x64x64_s11_rm");
+      // up to 128 on a long operand of 16 MiB or more: its 64x128 tile
+      EXPECT_EQ(pick(128, 8191, 4095), "wgmma_64x128x64_s8_rm");
+      EXPECT_EQ(pick(5312, 122, 3719), "wgmma_64x128x64_s8_rm");
+      // more 64x64 tiles than SMs, M and N past 128: the 128-row padded tiles
       EXPECT_EQ(pick(139, 5420, 288), "wgmma_128x128x64_s6_ts_pad");
-      EXPECT_EQ(pick(5312, 122, 3719), "wgmma_128x64x64_s8_ts_pad");  // K < 4 max(M, N)
       const GemmTypes tf32{DType::kTF32, DType::kF32};
       alignas(16) static float small32[64];
       const KernelInfo* long_k_tf32 =

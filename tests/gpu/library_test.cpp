@@ -584,6 +584,78 @@ TEST(Library, WgmmaStagedStoresCoverEveryLineOffset) {
   EXPECT_GT(checked, 0) << "no wgmma TMA-store kernel ran";
 }
 
+// Rung 23 reads A through one tensor map per residue of its line index mod 8, each class's lines
+// at their own offset from a 16-byte boundary: pads of A from 0 to 7 elements give every set of
+// offsets in both layouts of A, beside a B with and without a tensor map (B copied first), C in
+// both layouts (the product mirrored or C written transposed); K = 1104 also splits K over
+// the tiles. Then the same A moved 1 and 3 elements past an aligned base (each class's offset
+// changes, the first class's map starts before A) must give the same bits, and B's copy must be
+// the one launch that a B without a map adds.
+TEST(Library, ResidueMapsReadEveryPitchAndBase) {
+  TILEGEMM_REQUIRE_GPU();
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  int checked = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    if (k.name.find("_rm") == std::string::npos || !runs_on_current_device(k)) continue;
+    const GemmTypes types{DType::kBF16, DType::kBF16};
+    for (Layout la : {Layout::kRowMajor, Layout::kColMajor}) {
+      for (Layout lc : {Layout::kRowMajor, Layout::kColMajor}) {
+        for (std::int64_t pad_a = 0; pad_a < 8; ++pad_a) {
+          int launches[2] = {0, 0};
+          for (std::int64_t pad_b : {0, 3}) {
+            CaseSpec s = spec_of(304, 40, 1104, 1.0f, 0.0f, types);
+            s.la = la;
+            s.lb = Layout::kColMajor;  // ld = K = 1104: a tensor map with pad_b 0
+            s.lc = lc;
+            s.pad_a = pad_a;
+            s.pad_b = pad_b;
+            s.seed = static_cast<std::uint64_t>(pad_a * 8 + pad_b);
+            SCOPED_TRACE(k.name + " " + s.to_string());
+            Testbed tb(s);
+            ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+            ASSERT_TRUE(k.can_implement(tb.problem()));
+            const CheckResult r = tb.run_and_check(
+                [&](const Problem& p, cudaStream_t st) { return gemm(p, k.name, st); }, stream);
+            ASSERT_TRUE(r.passed) << r.detail;
+            const auto bytes = download_c(tb);
+            launches[pad_b == 0 ? 0 : 1] = kernels_enqueued(tb.problem(), k.name, stream);
+            const Problem& p = tb.problem();
+            const auto es = static_cast<std::int64_t>(dtype_bytes(p.a.dtype));
+            const bool a_rows = la == Layout::kRowMajor;
+            const std::int64_t a_bytes =
+                ((a_rows ? p.m : p.k) - 1) * p.a.ld * es + (a_rows ? p.k : p.m) * es;
+            for (std::int64_t offset : {1, 3}) {
+              void* moved = nullptr;
+              ASSERT_EQ(cudaMalloc(&moved, static_cast<std::size_t>(a_bytes + 16 * es)),
+                        cudaSuccess);
+              unsigned char* const a_moved = static_cast<unsigned char*>(moved) + offset * es;
+              ASSERT_EQ(cudaMemcpy(a_moved, p.a.data, static_cast<std::size_t>(a_bytes),
+                                   cudaMemcpyDeviceToDevice),
+                        cudaSuccess);
+              Problem q = p;
+              q.a.data = a_moved;
+              ASSERT_TRUE(tb.reset_c(stream).ok());
+              ASSERT_TRUE(k.can_implement(q));
+              ASSERT_TRUE(gemm(q, k.name, stream).ok());
+              ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+              EXPECT_EQ(download_c(tb), bytes) << "A " << offset << " elements past 16 bytes";
+              ASSERT_EQ(cudaFree(moved), cudaSuccess);
+            }
+            ++checked;
+          }
+          // pad_a 0 gives A a tensor map: B without one then goes to A's role, uncopied.
+          if (pad_a != 0) {
+            EXPECT_EQ(launches[1], launches[0] + 1) << "pad_a " << pad_a;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  EXPECT_GT(checked, 0) << "no rung-23 kernel ran";
+}
+
 // Rung 22's split (beforehand and in the kernel) on inputs its fast path does not cover: with A
 // and B all ones, a NaN in A's row 1 makes C's row 1 NaN, an Inf in row 0 never comes out finite
 // (three tf32 products cannot keep it Inf: big(Inf) times B's zero remainders is NaN, which is

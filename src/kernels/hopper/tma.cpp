@@ -63,4 +63,46 @@ cudaError_t make_tensor_map(CUtensorMap* map, DType dtype, const void* base, std
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+bool residue_maps_describable(DType dtype, const void* base, std::int64_t rows, std::int64_t cols,
+                              std::int64_t pitch) {
+  const auto es = static_cast<std::int64_t>(dtype_bytes(dtype));
+  constexpr std::int64_t k2to32 = std::int64_t{1} << 32;
+  constexpr std::int64_t k2to40 = std::int64_t{1} << 40;
+  return reinterpret_cast<std::uintptr_t>(base) % static_cast<std::uintptr_t>(es) == 0 &&
+         rows >= 1 && cols >= 1 && pitch >= cols && 8 * pitch * es < k2to40 &&
+         cols + 16 / es < k2to32 && rows < k2to32;
+}
+
+cudaError_t make_residue_maps(CUtensorMap (&maps)[8], int (&shift)[8], DType dtype,
+                              const void* base, std::int64_t rows, std::int64_t cols,
+                              std::int64_t pitch, int box_rows, int box_cols) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_fn();
+  if (encode == nullptr) return cudaErrorNotSupported;
+  if (!residue_maps_describable(dtype, base, rows, cols, pitch)) return cudaErrorInvalidValue;
+  const auto es = static_cast<std::int64_t>(dtype_bytes(dtype));
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(8 * pitch * es)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  for (int j = 0; j < 8; ++j) {
+    const std::int64_t lines = j < rows ? (rows - j + 7) / 8 : 0;
+    if (lines == 0) {
+      maps[j] = maps[0];
+      shift[j] = shift[0];
+      continue;
+    }
+    const std::uintptr_t start =
+        reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(j * pitch * es);
+    shift[j] = static_cast<int>(start % 16);
+    const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols + shift[j] / es),
+                                static_cast<cuuint64_t>(lines)};
+    const CUresult r = encode(&maps[j], map_type(dtype), 2,
+                              reinterpret_cast<void*>(start - static_cast<std::uintptr_t>(shift[j])),
+                              dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                              CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
 }  // namespace tilegemm::kernels::hopper

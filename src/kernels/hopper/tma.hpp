@@ -28,4 +28,22 @@ cudaError_t make_tensor_map(CUtensorMap* map, DType dtype, const void* base, std
 bool tensor_map_describable(DType dtype, const void* base, std::int64_t rows, std::int64_t cols,
                             std::int64_t pitch);
 
+// The residue maps of a matrix that no single map describes (rung 23): `rows` lines of `cols`
+// elements at a pitch of `pitch` elements from any element-aligned base. Line r belongs to class
+// r % 8; a class's lines lie 8 pitches apart, a multiple of 16 bytes, so all of them start the
+// same number of bytes, shift[j], past a 16-byte boundary. Map j describes class j from that
+// boundary: line i of the map is line 8 i + j, of cols + shift[j] / element bytes elements (the
+// first shift[j] bytes belong to the line before it or lie before the base, in the same 16-byte
+// granule, and are never used), read unswizzled in boxes of box_rows lines x box_cols elements.
+// A class without lines (rows < 8) gets class 0's map and shift. Returns cudaErrorInvalidValue
+// where the driver refuses a map, cudaErrorNotSupported without cuTensorMapEncodeTiled.
+cudaError_t make_residue_maps(CUtensorMap (&maps)[8], int (&shift)[8], DType dtype,
+                              const void* base, std::int64_t rows, std::int64_t cols,
+                              std::int64_t pitch, int box_rows, int box_cols);
+
+// Whether make_residue_maps can describe such a matrix: an element-aligned base, pitch >= cols,
+// 8 pitches below 2^40 bytes, extents within the maps' limits.
+bool residue_maps_describable(DType dtype, const void* base, std::int64_t rows, std::int64_t cols,
+                              std::int64_t pitch);
+
 }  // namespace tilegemm::kernels::hopper

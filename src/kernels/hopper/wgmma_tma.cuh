@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../../core/device_runtime.hpp"
@@ -58,6 +59,11 @@ struct Tf32 {
 
 // ---- Configuration -----------------------------------------------------------------------------
 
+// Rung 23's eight tensor maps of A, one kernel parameter.
+struct ResidueMaps {
+  CUtensorMap map[8];
+};
+
 /// @tparam BN_         block tile N: 64, 128 or 256 (one m64nBNk instruction per consumer and
 ///                     k-step)
 /// @tparam STAGES_     shared-memory ring depth
@@ -84,8 +90,17 @@ struct Tf32 {
 ///                     remainder(B) + big(A) big(B) with A from registers (rung 22's in-kernel
 ///                     split; one consumer, A in either layout, K-major B, fp32 tensor maps,
 ///                     or with REALIGN_ the element copies of ElementCopy instead of them)
+/// @tparam RESIDUE_A_  16-bit A read in place at any pitch and element-aligned base (rung 23):
+///                     eight tensor maps, one per residue of A's line index mod 8 (a class's
+///                     lines lie 8 pitches apart, so they share one offset from a 16-byte
+///                     boundary); each map starts at that boundary and its unswizzled boxes carry
+///                     a line's raw span within 192 bytes, class j's 16 (j % 4) bytes in (so that
+///                     the classes' spans fall in different shared-memory banks); the one
+///                     consumer builds its register A fragments from the spans at each class's
+///                     offset
 template <int BN_, int STAGES_, bool TF32_, int CLUSTER_ = 1, bool TMA_STORE_ = false,
-          int CONSUMERS_ = 2, bool REALIGN_ = false, int PROMOTE_ = 0, bool SPLIT3_ = false>
+          int CONSUMERS_ = 2, bool REALIGN_ = false, int PROMOTE_ = 0, bool SPLIT3_ = false,
+          bool RESIDUE_A_ = false>
 struct Config {
   static constexpr int kPromote = PROMOTE_;
   static constexpr bool kSplit3 = SPLIT3_;
@@ -103,7 +118,19 @@ struct Config {
   // the region's start in place with the swizzled tile the wgmmas read.
   // The in-kernel split's element copies (SPLIT3_) land in place and need no raw rows.
   static constexpr int kRegionRowBytes = REALIGN_ && !SPLIT3_ ? kRowBytes + 16 : kRowBytes;
-  static constexpr int kATileBytes = BM * kRegionRowBytes;
+  // RESIDUE_A_: A's region holds 8 classes of BM / 8 = 8 lines (K-major: rows; M-major: k-lines)
+  // of 192 bytes: class j's box starts 16 (j % 4) bytes before the k-tile (or the M tile), so
+  // that its 128 bytes, pushed up to 14 bytes further by the class's offset, lie 16 (j % 4) to
+  // 16 (j % 4) + 142 bytes into the line. Every class region starts on 128 bytes (the copy
+  // engine's alignment) and a fragment load reads the same line of each, so without the stagger
+  // the 8 classes fall on the same banks (8-way conflicts, which made the consumer 3.6x slower);
+  // with it at most two lanes share a bank (docs/perf-notes.md, rung 23).
+  static constexpr bool kResidueA = RESIDUE_A_;
+  static constexpr int kResidueStaggers = 4;
+  static constexpr int kResidueLineElems = (kRowBytes + 16 * kResidueStaggers) / kElemBytes;
+  static constexpr int kResidueLineBytes = kResidueLineElems * kElemBytes;
+  static constexpr int kResidueClassBytes = (BM / 8) * kResidueLineBytes;
+  static constexpr int kATileBytes = RESIDUE_A_ ? 8 * kResidueClassBytes : BM * kRegionRowBytes;
   static constexpr int kBTileBytes = BN * kRegionRowBytes;
   static constexpr int kStageBytes = kATileBytes + kBTileBytes;
   static constexpr int kBTileSwizzledBytes = BN * kRowBytes;  // the B tile the wgmmas read
@@ -140,6 +167,11 @@ struct Config {
                 "a second accumulator of a 64 x 256 tile does not fit the consumers' registers");
   static_assert(!SPLIT3_ || (TF32_ && CONSUMERS_ == 1 && CLUSTER_ == 1),
                 "the in-kernel split: tf32 tiles of one consumer, which owns its stages");
+  static_assert(!RESIDUE_A_ || (!TF32_ && CONSUMERS_ == 1 && CLUSTER_ == 1 && !REALIGN_ &&
+                                !SPLIT3_ && PROMOTE_ == 0),
+                "residue maps: 16-bit A of one consumer's 64 rows (or 64 k-lines of 64 rows)");
+  // The tensor-map parameter of A: one map, or with RESIDUE_A_ the eight.
+  using AMap = std::conditional_t<RESIDUE_A_, ResidueMaps, CUtensorMap>;
 
   static std::string tag() {
     return std::string(TF32_ ? "tf32_" : "") + std::to_string(BM) + "x" + std::to_string(BN) + "x" +
@@ -147,7 +179,7 @@ struct Config {
            (CLUSTER_ > 1 ? "_c" + std::to_string(CLUSTER_) : std::string()) +
            (TMA_STORE_ ? "_ts" : "") + (REALIGN_ ? "_ra" : "") +
            (PROMOTE_ > 0 ? "_p" + std::to_string(PROMOTE_) : std::string()) +
-           (SPLIT3_ ? "_cs" : "");
+           (SPLIT3_ ? "_cs" : "") + (RESIDUE_A_ ? "_rm" : "");
   }
   static TileConfig tile_config() {
     TileConfig t;
@@ -199,6 +231,9 @@ struct Params {
   const void* a;
   const void* b;
   std::int64_t lda, ldb;
+  // Rung 23 (Config::kResidueA): 4 bits per class j (bits 4 j ..), the bytes from a 16-byte
+  // boundary to the start of its lines (make_residue_maps' shift).
+  std::uint32_t a_shifts;
 };
 
 // ---- PTX wrappers ------------------------------------------------------------------------------
@@ -723,7 +758,7 @@ __device__ __forceinline__ void store_staged(std::uint32_t buf, CT* out, std::in
 /// @tparam C_T  C(i, j) is c[j * ldc + i] (tf32 mirrored for its N-major B; register epilogue)
 template <class Cfg, class E, class CT, bool A_K, bool B_K, bool C_T = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
-    wgmma_kernel(const __grid_constant__ CUtensorMap tma_a,
+    wgmma_kernel(const __grid_constant__ typename Cfg::AMap tma_a,
                  const __grid_constant__ CUtensorMap tma_b,
                  const __grid_constant__ CUtensorMap tma_c, const Params p) {
 #if !TILEGEMM_WGMMA_DEVICE
@@ -740,12 +775,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using Op = Wgmma<BN, E>;
   constexpr int KSTEPS = BK / Op::kInstK;  // instructions per stage: 4
   static_assert(B_K || E::kBytes == 2, "tf32 B is K-major only");
-  static_assert(!C_T || (E::kBytes == 4 && !A_K), "C_T comes only with a mirrored tf32 product");
+  static_assert(!C_T || Cfg::kResidueA || (E::kBytes == 4 && !A_K),
+                "C_T comes with a mirrored tf32 product or with rung 23's orientation");
   static_assert(!Cfg::kSplit3 || (B_K && !C_T), "the in-kernel split rewrites a K-major B tile");
   // tf32 with an M-major A: the consumers load their A fragments from the tile into registers
   // (A_RS; the in-kernel split loads them from either layout its own way).
   constexpr bool A_MN_FRAGS = E::kBytes == 4 && !A_K;
   constexpr bool A_RS = A_MN_FRAGS && !Cfg::kSplit3;
+  // A's fragments go through registers (A_RS, rung 23's residue lines; the split waits its own
+  // way): a stage's wgmmas are waited for before the next stage's fragments overwrite them.
+  constexpr bool A_REGS = A_RS || Cfg::kResidueA;
   // M/N-major tiles are stored as chunks of 64 elements (one 128-byte row each) x BK k-rows.
   constexpr int kChunkBytes = BK * RB;
   constexpr int kMnChunk = RB / E::kBytes;  // 64
@@ -935,7 +974,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // ---- Producer: one thread walks the CTA's tiles and K, keeping the ring full ----
     if constexpr (Cfg::kSetMaxNReg) setmaxnreg_dec<Cfg::kProducerRegs>();
     if (tid == 0) {
-      prefetch_tensor_map(&tma_a);
+      if constexpr (Cfg::kResidueA) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) prefetch_tensor_map(&tma_a.map[j]);
+      } else {
+        prefetch_tensor_map(&tma_a);
+      }
       prefetch_tensor_map(&tma_b);
       int stage = 0;
       std::uint32_t phase = 0;
@@ -951,7 +995,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const std::uint32_t a_dst = ring + static_cast<std::uint32_t>(stage * Cfg::kStageBytes);
           const std::uint32_t b_dst = a_dst + Cfg::kATileBytes;
           const int k0 = kt * BK;
-          if constexpr (A_K) {
+          if constexpr (Cfg::kResidueA) {
+            // Class j's lines of the tile: K-major, rows m0 + j + 8 i (map line m0 / 8 + i);
+            // M-major, k-lines k0 + j + 8 i. The inner start, k0 or m0 less the stagger of
+            // 16 (j % 4) bytes, stays on a 16-byte boundary; before the first it reads zeros.
+            constexpr int kStagger = 16 / E::kBytes;
+#pragma unroll
+            for (int j = 0; j < 8; ++j) {
+              tma_load_2d(a_dst + j * Cfg::kResidueClassBytes, &tma_a.map[j],
+                          (A_K ? k0 : m0) - kStagger * (j % Cfg::kResidueStaggers),
+                          A_K ? m0 / 8 : k0 / 8, bar);
+            }
+          } else if constexpr (A_K) {
             tma_load_2d(a_dst, &tma_a, k0, m0, bar);
           } else {
 #pragma unroll
@@ -1023,6 +1078,62 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                                              (m % 4) * 4);
     }
   }
+  // Rung 23: fragment register i (k-step 0) of this thread, from its class's lines in the A
+  // region (the k-step adds rm_step bytes). K-major: A(16 warp + g + 8 (i % 2), 2t + 8 (i / 2)
+  // and the next k) is in class g, line 2 warp + i % 2, 16 (g % 4) + shift_g + 2 k bytes in:
+  // two aligned words there and a byte permute (rm_sel) take the pair from any 2-byte offset.
+  // M-major: the pair's two k lie in classes 2t and 2t + 1, line i / 2 (+ 2 per k-step), each
+  // element 16 (class % 4) + shift + 2 m bytes in: two 16-bit loads.
+  std::uint32_t rm_lo[4] = {}, rm_hi[4] = {};
+  std::uint32_t rm_sel = 0x3210;
+  constexpr std::uint32_t rm_step =
+      A_K ? 16 * E::kBytes : 2 * static_cast<std::uint32_t>(Cfg::kResidueLineBytes);
+  if constexpr (Cfg::kResidueA) {
+    const int g = lane / 4;
+    const int t = lane % 4;
+    auto shift_of = [&](int j) { return static_cast<int>((p.a_shifts >> (4 * j)) & 15u); };
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      if constexpr (A_K) {
+        const int sh = 16 * (g % Cfg::kResidueStaggers) + shift_of(g);
+        rm_sel = (sh & 2) != 0 ? 0x5432u : 0x3210u;
+        rm_lo[i] = static_cast<std::uint32_t>(g * Cfg::kResidueClassBytes +
+                                              (2 * warp + i % 2) * Cfg::kResidueLineBytes +
+                                              (sh & ~3) + 4 * t + 16 * (i / 2));
+      } else {
+        const int m = 16 * warp + g + 8 * (i % 2);
+        auto at = [&](int j) {
+          return static_cast<std::uint32_t>(j * Cfg::kResidueClassBytes +
+                                            (i / 2) * Cfg::kResidueLineBytes +
+                                            16 * (j % Cfg::kResidueStaggers) + shift_of(j) +
+                                            2 * m);
+        };
+        rm_lo[i] = at(2 * t);
+        rm_hi[i] = at(2 * t + 1);
+      }
+    }
+  }
+  // Rung 23's fragments of the current stage and of the next one.
+  std::uint32_t rm_a[Cfg::kResidueA ? KSTEPS : 1][4], rm_next[Cfg::kResidueA ? KSTEPS : 1][4];
+  auto residue_frags = [&](std::uint32_t (&a)[Cfg::kResidueA ? KSTEPS : 1][4], int s) {
+    if constexpr (Cfg::kResidueA) {
+      const std::uint32_t a_tile = ring + static_cast<std::uint32_t>(s * Cfg::kStageBytes);
+#pragma unroll
+      for (int ks = 0; ks < KSTEPS; ++ks) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const std::uint32_t at = a_tile + static_cast<std::uint32_t>(ks) * rm_step;
+          if constexpr (A_K) {
+            a[ks][i] = __byte_perm(ld_shared_u32(at + rm_lo[i]), ld_shared_u32(at + rm_lo[i] + 4),
+                                   rm_sel);
+          } else {
+            a[ks][i] = static_cast<std::uint32_t>(ld_shared_u16(at + rm_lo[i])) |
+                       (static_cast<std::uint32_t>(ld_shared_u16(at + rm_hi[i])) << 16);
+          }
+        }
+      }
+    }
+  };
   float d[BN / 2];
   // kPromote: the sum of the k-tiles before the current window, added with rounding fp32 adds.
   float acc[Cfg::kPromote > 0 ? BN / 2 : 1];
@@ -1069,7 +1180,36 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           ring + static_cast<std::uint32_t>(stage * Cfg::kStageBytes) + a_off;
       const std::uint32_t b_base =
           ring + static_cast<std::uint32_t>(stage * Cfg::kStageBytes + Cfg::kATileBytes);
-      if constexpr (A_RS) {
+      if constexpr (Cfg::kResidueA) {
+        // The unit's first stage loads its fragments here; each later one was loaded while the
+        // wgmmas of the stage before it ran (below).
+        if (kt == kr.x) residue_frags(rm_a, stage);
+        wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+          const std::uint64_t db =
+              B_K ? smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024)
+                  : smem_desc(b_base + ks * Op::kInstK * RB, kChunkBytes, 1024);
+          Op::template mma_rs<B_K ? 0 : 1>(d, rm_a[ks], db, (!restart || ks > 0) ? 1 : 0);
+        }
+        wgmma_commit();
+        // The next stage's fragments into the other registers while these wgmmas run; the
+        // registers they read stay live (keep_live) until they are waited for.
+        if (kt + 1 < kr.y) {
+          const int next = stage + 1 == STAGES ? 0 : stage + 1;
+          mbar_wait(full0 + 8 * next, next == 0 ? phase ^ 1u : phase);
+          residue_frags(rm_next, next);
+        }
+        wgmma_wait<0>();
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            asm volatile("" : "+r"(rm_a[ks][i])::"memory");
+            rm_a[ks][i] = rm_next[ks][i];
+          }
+        }
+      } else if constexpr (A_RS) {
         const std::uint32_t a_tile = ring + static_cast<std::uint32_t>(stage * Cfg::kStageBytes);
         std::uint32_t a[KSTEPS][4];
 #pragma unroll
@@ -1206,14 +1346,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           Op::template mma<A_K ? 0 : 1, B_K ? 0 : 1>(d, da, db, (!restart || ks > 0) ? 1 : 0);
         }
       }
-      wgmma_commit();
+      if constexpr (!Cfg::kResidueA) wgmma_commit();  // (rung 23 commits its own)
       // One batch of wgmmas stays in flight while the next stage is awaited: waiting for this
       // batch here would leave the tensor pipe idle from its last instruction until the next
       // stage's first. The batch before it is done, so its stage is released. (A from
       // registers waits for all: a fragment register may not be rewritten while an in-flight
       // wgmma reads it.)
-      if constexpr (A_RS) {
-        wgmma_wait<0>();
+      if constexpr (A_REGS) {
+        if constexpr (!Cfg::kResidueA) wgmma_wait<0>();  // (rung 23 waited above)
         release_stage(stage);
       } else if constexpr (!Cfg::kSplit3) {  // (the split waits before its next A fragments)
         wgmma_wait<1>();
@@ -1225,7 +1365,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         phase ^= 1u;
       }
     }
-    if constexpr (!A_RS) {
+    if constexpr (!A_REGS) {
       wgmma_wait<0>();
       release_stage(prev_stage);
     }
@@ -1433,8 +1573,13 @@ struct KernelRef {
   bool a_k = true, b_k = true;
 };
 
+// Internal linkage: every translation unit that launches an instantiation holds its own host stub
+// of the kernel, registered with its own module, so the opt-in (and the cluster count) must be
+// remembered per unit. Shared across units, the flag that rung 15's unit set after opting its
+// stub in kept rung 16's unit from opting in its own stub of the same instantiation, whose
+// launch then failed (cudaErrorInvalidValue: 48 KiB of dynamic shared memory allowed).
 template <class Cfg, class E, class CT, bool A_K, bool B_K, bool C_T = false>
-KernelRef kernel_ref() {
+static KernelRef kernel_ref() {
   static std::atomic<std::uint64_t> opted_in{0};
   static ClusterCache clusters;
   return KernelRef{reinterpret_cast<const void*>(&wgmma_kernel<Cfg, E, CT, A_K, B_K, C_T>),
@@ -1460,6 +1605,12 @@ KernelRef select_layouts(const Problem& q, bool c_t) {
       return c_t ? kernel_ref<Cfg, E, CT, false, true, true>()
                  : kernel_ref<Cfg, E, CT, false, true, false>();
     }
+  } else if constexpr (Cfg::kResidueA) {
+    // Rung 23 takes either orientation, its C row-major or transposed.
+    return views::dispatch_layouts(q, [c_t](auto a_k, auto b_k) {
+      return c_t ? kernel_ref<Cfg, E, CT, decltype(a_k)::value, decltype(b_k)::value, true>()
+                 : kernel_ref<Cfg, E, CT, decltype(a_k)::value, decltype(b_k)::value, false>();
+    });
   } else {
     if (c_t) return KernelRef{};
     return views::dispatch_layouts(q, [](auto a_k, auto b_k) {
@@ -1485,11 +1636,25 @@ KernelRef select_kernel(const Problem& q, bool c_t) {
   return KernelRef{};
 }
 
+// An operand as the tensor map sees it: `rows` lines of `cols` contiguous elements. A K-major
+// operand's lines run along K (rows = M or N); an M/N-major operand's lines run along M or N.
+struct OperandGeometry {
+  std::int64_t rows, cols;
+};
+inline OperandGeometry a_geometry(const Problem& q) {
+  return views::a_k_contiguous(q) ? OperandGeometry{q.m, q.k} : OperandGeometry{q.k, q.m};
+}
+inline OperandGeometry b_geometry(const Problem& q) {
+  return views::b_k_contiguous(q) ? OperandGeometry{q.n, q.k} : OperandGeometry{q.k, q.n};
+}
+
 // How the kernel runs a problem: `q` as the kernel sees it and the instantiation. Normally `q` is
 // the problem with a row-major C (views::row_major_c: a column-major C runs as its mirror). A tf32
 // problem whose oriented B is N-major runs mirrored once more (C^T = B^T A^T), which makes that B
 // an M-major A read through registers, and the kernel writes its row-major result transposed into
-// the column-major C of the mirror (c_t).
+// the column-major C of the mirror (c_t). Rung 23 reads A at any pitch and B through a tensor map:
+// it runs mirrored (c_t) where that puts the operand no map describes in A, or, with both such,
+// the larger one (its launcher copies B).
 struct Plan {
   Problem q;
   KernelRef k;
@@ -1499,6 +1664,16 @@ template <class Cfg>
 Plan plan(const Problem& problem) {
   Plan pl{views::row_major_c(problem), KernelRef{}, false};
   pl.k = select_kernel<Cfg>(pl.q, false);
+  if constexpr (Cfg::kResidueA) {
+    auto b_describable = [](const Problem& q) {
+      const OperandGeometry g = b_geometry(q);
+      return tensor_map_describable(q.b.dtype, q.b.data, g.rows, g.cols, q.b.ld);
+    };
+    const Problem m = views::mirrored(pl.q);
+    const bool b_ok = b_describable(pl.q);
+    const bool mirror = b_ok ? false : b_describable(m) || pl.q.n > pl.q.m;
+    if (mirror) return Plan{m, select_kernel<Cfg>(m, true), true};
+  }
   if constexpr (Cfg::kTf32) {
     if (pl.k.fn == nullptr && !views::b_k_contiguous(pl.q)) {
       const Problem m = views::mirrored(pl.q);
@@ -1518,24 +1693,12 @@ std::vector<GemmTypes> computed_types() {
   }
 }
 
-// An operand as the tensor map sees it: `rows` lines of `cols` contiguous elements. A K-major
-// operand's lines run along K (rows = M or N); an M/N-major operand's lines run along M or N.
-struct OperandGeometry {
-  std::int64_t rows, cols;
-};
-inline OperandGeometry a_geometry(const Problem& q) {
-  return views::a_k_contiguous(q) ? OperandGeometry{q.m, q.k} : OperandGeometry{q.k, q.m};
-}
-inline OperandGeometry b_geometry(const Problem& q) {
-  return views::b_k_contiguous(q) ? OperandGeometry{q.n, q.k} : OperandGeometry{q.k, q.n};
-}
-
 // What the kernel needs: its layouts instantiated (tf32: K-major A and B), A and B describable by
 // tensor maps (16-byte aligned base, pitch a multiple of 16 bytes), and m, n, k and the tile count
 // within the int arithmetic of the kernel and the int32 coordinates of the copies.
+// can_implement_planned: the same for a plan already made.
 template <class Cfg>
-bool can_implement(const Problem& problem) {
-  const Plan pl = plan<Cfg>(problem);
+bool can_implement_planned(const Plan& pl) {
   if (pl.k.fn == nullptr) return false;
   const Problem& q = pl.q;
   constexpr std::int64_t kMargin = 1024;
@@ -1544,12 +1707,24 @@ bool can_implement(const Problem& problem) {
   }
   if constexpr (Cfg::kRealign) {
     return true;  // element loads: any leading dimension, any element-aligned base
+  } else if constexpr (Cfg::kResidueA) {
+    // A through the residue maps (an M-major A needs a line in every class: K >= 8), B through
+    // its tensor map (rung 23's launcher copies a B no map describes first).
+    const OperandGeometry ga = a_geometry(q);
+    const OperandGeometry gb = b_geometry(q);
+    return (views::a_k_contiguous(q) || q.k >= 8) &&
+           residue_maps_describable(q.a.dtype, q.a.data, ga.rows, ga.cols, q.a.ld) &&
+           tensor_map_describable(q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld);
   } else {
     const OperandGeometry ga = a_geometry(q);
     const OperandGeometry gb = b_geometry(q);
     return tensor_map_describable(q.a.dtype, q.a.data, ga.rows, ga.cols, q.a.ld) &&
            tensor_map_describable(q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld);
   }
+}
+template <class Cfg>
+bool can_implement(const Problem& problem) {
+  return can_implement_planned<Cfg>(plan<Cfg>(problem));
 }
 
 // Rows of cluster tiles per raster group, so that a wave of tiles covers a square: about the
@@ -1597,6 +1772,10 @@ constexpr double kSecondLaunchNs = 10000.0;
 // shapes it moves, not fitted (docs/perf-notes.md, "Rung 22's split at any pitch").
 constexpr double kSplit3KTileNs(int bn) { return bn == 64 ? 900.0 : 1000.0; }
 constexpr double kSplit3SecondLaunchNs = 5000.0;
+// Rung 23 (Config::kResidueA) serves small M or N against a long operand: its tile streams its
+// operands at about this rate per CTA (measured on 3383 x 42 x 6316, docs/perf-notes.md, rung
+// 23), so a tile takes at least its bytes at that rate; its split costs the in-kernel split's.
+constexpr double kResidueTileBytesPerNs = 40.0;
 struct SplitPlan {
   int splits;
   int k_tiles_split;
@@ -1629,11 +1808,15 @@ SplitPlan split_plan(const Problem& q) {
     constexpr double kTileElems = static_cast<double>(Cfg::BM) * Cfg::BN;
     // The in-kernel split's tile is timed by its measured k-tile (three products and the split
     // of the operands, far from the peak rate).
-    const double tile_ns =
-        Cfg::kSplit3 ? static_cast<double>(k_tiles) * kSplit3KTileNs(Cfg::BN)
-                     : 2.0 * kTileElems * static_cast<double>(q.k) /
+    const double flop_ns = 2.0 * kTileElems * static_cast<double>(q.k) /
                            (Cfg::kElemBytes == 2 ? kSmFlopPerNs16 : kSmFlopPerNs16 / 2);
-    const double split_ns = Cfg::kSplit3 ? kSplit3SecondLaunchNs : kSecondLaunchNs;
+    const double stream_ns = static_cast<double>((Cfg::BM + Cfg::BN) * Cfg::kElemBytes) *
+                             static_cast<double>(q.k) / kResidueTileBytesPerNs;
+    const double tile_ns = Cfg::kSplit3     ? static_cast<double>(k_tiles) * kSplit3KTileNs(Cfg::BN)
+                           : Cfg::kResidueA ? std::max(flop_ns, stream_ns)
+                                            : flop_ns;
+    const double split_ns =
+        Cfg::kSplit3 || Cfg::kResidueA ? kSplit3SecondLaunchNs : kSecondLaunchNs;
     auto cost = [&](std::int64_t s) {
       const double partial_bytes = 2.0 * sizeof(float) * kTileElems * static_cast<double>(s * tail);
       return static_cast<double>(waves) +
@@ -1649,10 +1832,10 @@ SplitPlan split_plan(const Problem& q) {
     return split(tail, best);
   }
 }
-// The partial tiles a split-K launch of `problem` needs (0: it runs without).
+// The partial tiles a split-K launch of `problem` needs (0: it runs without); split_k_bytes_of:
+// of a problem as the kernel sees it (a plan's q).
 template <class Cfg>
-std::size_t split_k_bytes(const Problem& problem) {
-  const Problem q = plan<Cfg>(problem).q;
+std::size_t split_k_bytes_of(const Problem& q) {
   const SplitPlan sp = split_plan<Cfg>(q);
   return sp.splits > 1 ? sizeof(float) * static_cast<std::size_t>(sp.splits) *
                              static_cast<std::size_t>(q.m -
@@ -1660,16 +1843,20 @@ std::size_t split_k_bytes(const Problem& problem) {
                              static_cast<std::size_t>(partial_pitch(q.n))
                        : 0;
 }
+template <class Cfg>
+std::size_t split_k_bytes(const Problem& problem) {
+  return split_k_bytes_of<Cfg>(plan<Cfg>(problem).q);
+}
 
 // `partial`: split_k_bytes(problem) of device memory for the partial tiles, or null for the
 // stream workspace.
 // after_copy: the launch follows a kernel that writes A or B (rung 16's copies) and is made its
 // programmatic dependent: the CTAs may start before the copy ends and wait for it in
 // griddepcontrol.wait before any read.
+// launch_planned: the same for a plan already made (rung 23 copies the B of its plan first).
 template <class Cfg>
-cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* partial,
-                        bool after_copy = false) {
-  const Plan pl = plan<Cfg>(problem);
+cudaError_t launch_planned(const Plan& pl, cudaStream_t stream, float* partial,
+                           bool after_copy = false) {
   const Problem& q = pl.q;
   const KernelRef& k = pl.k;
   if (k.fn == nullptr) return cudaErrorInvalidValue;
@@ -1680,13 +1867,16 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   // Boxes: a K-major operand is read as BM (BN) lines of BK; an M/N-major one as BK lines of 64,
   // BM / 64 (BN / 64) boxes per stage.
   constexpr int kMnChunk = Cfg::kRowBytes / Cfg::kElemBytes;
-  CUtensorMap ma{}, mb{};
+  typename Cfg::AMap ma{};
+  CUtensorMap mb{};
   // Short boxes: where M (N) fits in one tile and A (B) is K-major, the box holds only the
   // rows up to M (N), rounded up to 8, instead of zero-filling the rest of the tile: rows past
   // the extent cost the copy engine time (docs/perf-notes.md, rung 18). The tile rows left
   // unwritten hold stale shared memory; they feed only accumulator rows (columns) past M (N),
   // which are never stored. In a cluster each CTA loads 1/kCluster of a K-major B tile.
-  const int a_rows = k.a_k && q.m < Cfg::BM ? static_cast<int>(views::round_up(q.m, 8)) : Cfg::BM;
+  const int a_rows = k.a_k && !Cfg::kResidueA && q.m < Cfg::BM
+                         ? static_cast<int>(views::round_up(q.m, 8))
+                         : Cfg::BM;
   const int b_rows = k.b_k && Cfg::kCluster == 1 && q.n < Cfg::BN
                          ? static_cast<int>(views::round_up(q.n, 8))
                          : Cfg::BN / Cfg::kCluster;
@@ -1696,6 +1886,23 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
     prm.lda = q.a.ld;
     prm.b = q.b.data;
     prm.ldb = q.b.ld;
+  } else if constexpr (Cfg::kResidueA) {
+    // A's eight residue maps: boxes of 8 lines of a line's 64 elements and 8 more.
+    const OperandGeometry ga = a_geometry(q);
+    const OperandGeometry gb = b_geometry(q);
+    int shift[8] = {};
+    if (cudaError_t err = make_residue_maps(ma.map, shift, q.a.dtype, q.a.data, ga.rows, ga.cols,
+                                            q.a.ld, Cfg::BM / 8, Cfg::kResidueLineElems);
+        err != cudaSuccess) {
+      return err;
+    }
+    prm.a_shifts = 0;
+    for (int j = 0; j < 8; ++j) prm.a_shifts |= static_cast<std::uint32_t>(shift[j]) << (4 * j);
+    if (cudaError_t err = make_tensor_map(&mb, q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld,
+                                          k.b_k ? b_rows : Cfg::BK, k.b_k ? Cfg::BK : kMnChunk);
+        err != cudaSuccess) {
+      return err;
+    }
   } else {
     const OperandGeometry ga = a_geometry(q);
     const OperandGeometry gb = b_geometry(q);
@@ -1732,7 +1939,7 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
   if (sp.splits > 1) {
     if (partial == nullptr) {
       void* ws = nullptr;
-      if (cudaError_t err = runtime::stream_workspace(split_k_bytes<Cfg>(problem), stream, &ws);
+      if (cudaError_t err = runtime::stream_workspace(split_k_bytes_of<Cfg>(q), stream, &ws);
           err != cudaSuccess) {
         return err;
       }
@@ -1834,6 +2041,12 @@ cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* part
 }
 
 template <class Cfg>
+cudaError_t launch_with(const Problem& problem, cudaStream_t stream, float* partial,
+                        bool after_copy = false) {
+  return launch_planned<Cfg>(plan<Cfg>(problem), stream, partial, after_copy);
+}
+
+template <class Cfg>
 cudaError_t launch(const Problem& problem, cudaStream_t stream) {
   return launch_with<Cfg>(problem, stream, nullptr);
 }
@@ -1855,7 +2068,7 @@ KernelInfo describe(const char* family, int rung, const std::string& summary) {
   k.desc.types = computed_types<Cfg>();
   k.desc.accumulator = DType::kF32;
   // Tensor maps: 16-byte base and pitch; the realigning producer: any element-aligned operand.
-  k.desc.align_a = Cfg::kRealign ? 1 : 16 / Cfg::kElemBytes;
+  k.desc.align_a = Cfg::kRealign || Cfg::kResidueA ? 1 : 16 / Cfg::kElemBytes;
   k.desc.align_b = Cfg::kRealign ? 1 : 16 / Cfg::kElemBytes;
   k.desc.align_c = 1;
   k.desc.min_cc = 90;  // sm_90a code: Hopper only
