@@ -7,7 +7,8 @@
 #        sanitize-tensor tensor verify-ts rung15 tf32 gemv tune sass profile odd random ncu-tensor
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
-#        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies residue residue-random, and
+#        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
+#        residue residue-random, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -89,8 +89,8 @@ enum class When : std::uint8_t {
   // where rung 16 takes two). kResidue64: min(M, N) <= 64 where the copies would pay
   // (kCopiesPay; below, mma.sync's one launch was as fast), unless both operands are such and
   // the long one is under 1 MiB (rung 23 then copies the short one too: two launches, its k-tile
-  // the slower); kResidue128: min(M, N) <= 128 and a long operand of 16 MiB or more no map describes
-  // (128 x 8191 x 4095: 1.95x cuBLAS against the copies' 1.19x; from 101 to 169 on smaller ones
+  // the slower); kResidue128: min(M, N) <= 128 and a long operand of 16 MiB or more that no map
+  // describes (128 x 8191 x 4095: 1.95x cuBLAS against the copies' 1.19x; from 101 to 169 on smaller ones
   // the copies stayed a few percent faster). perf-notes.md, rung 23.
   kResidue64,
   kResidue128,

@@ -95,9 +95,9 @@ cudaError_t make_residue_maps(CUtensorMap (&maps)[8], int (&shift)[8], DType dty
     shift[j] = static_cast<int>(start % 16);
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols + shift[j] / es),
                                 static_cast<cuuint64_t>(lines)};
-    const CUresult r = encode(&maps[j], map_type(dtype), 2,
-                              reinterpret_cast<void*>(start - static_cast<std::uintptr_t>(shift[j])),
-                              dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+    void* const from = reinterpret_cast<void*>(start - static_cast<std::uintptr_t>(shift[j]));
+    const CUresult r = encode(&maps[j], map_type(dtype), 2, from, dims, strides, box,
+                              elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                               CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) return cudaErrorInvalidValue;

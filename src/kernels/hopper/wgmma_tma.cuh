@@ -1194,7 +1194,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         wgmma_commit();
         // The next stage's fragments into the other registers while these wgmmas run; the
-        // registers they read stay live (keep_live) until they are waited for.
+        // registers they read stay live (the empty asm below) until they are waited for.
         if (kt + 1 < kr.y) {
           const int next = stage + 1 == STAGES ? 0 : stage + 1;
           mbar_wait(full0 + 8 * next, next == 0 ? phase ^ 1u : phase);
