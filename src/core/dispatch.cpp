@@ -90,14 +90,14 @@ enum class When : std::uint8_t {
   // (kCopiesPay; below, mma.sync's one launch was as fast), unless both operands are such and
   // the long one is under 1 MiB (rung 23 then copies the short one too: two launches, its k-tile
   // the slower); kResidue128: min(M, N) <= 128 and a long operand of 16 MiB or more that no map
-  // describes (128 x 8191 x 4095: 1.95x cuBLAS against the copies' 1.19x; from 101 to 169 on smaller ones
-  // the copies stayed a few percent faster). perf-notes.md, rung 23.
+  // describes (on smaller ones the copies stayed faster there). perf-notes.md, "Rung 23" has the
+  // shapes these bounds come from.
   kResidue64,
   kResidue128,
   // Narrow products (rung 21; the matrix-vector products, M or N of 1, come first):
   kNarrowTo4,       // min(M, N) <= 4
   // min(M, N) <= 8 and K >= 256; K >= 128 before rung 23, which beat it below 256 where the long
-  // operand has no tensor map (2369 x 7 x 144 column-major A: 6.5 us against 16.2)
+  // operand has no tensor map (perf-notes.md, "Rung 23")
   kNarrowTo8K256,
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   // fp32 on the tensor cores (rung 22, three tf32 products), where set_fp32_math allows them

@@ -32,8 +32,8 @@ namespace {
 
 // The copy of the plan's B, where no tensor map describes it.
 Copy b_copy_of(const Problem& q) {
+  if (hopper::b_map_describable(q)) return Copy{};
   const hopper::OperandGeometry g = hopper::b_geometry(q);
-  if (hopper::tensor_map_describable(q.b.dtype, q.b.data, g.rows, g.cols, q.b.ld)) return Copy{};
   return sized_copy(q.b.dtype, g.rows, g.cols, false);
 }
 

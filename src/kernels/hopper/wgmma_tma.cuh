@@ -123,8 +123,8 @@ struct Config {
   // that its 128 bytes, pushed up to 14 bytes further by the class's offset, lie 16 (j % 4) to
   // 16 (j % 4) + 142 bytes into the line. Every class region starts on 128 bytes (the copy
   // engine's alignment) and a fragment load reads the same line of each, so without the stagger
-  // the 8 classes fall on the same banks (8-way conflicts, which made the consumer 3.6x slower);
-  // with it at most two lanes share a bank (docs/perf-notes.md, rung 23).
+  // the 8 classes fall on the same banks (8-way conflicts, which bound the consumer); with it at
+  // most two lanes share a bank (docs/perf-notes.md, "Rung 23").
   static constexpr bool kResidueA = RESIDUE_A_;
   static constexpr int kResidueStaggers = 4;
   static constexpr int kResidueLineElems = (kRowBytes + 16 * kResidueStaggers) / kElemBytes;
@@ -1078,6 +1078,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                                              (m % 4) * 4);
     }
   }
+  // The descriptor of k-step ks of the B tile at `tile`: K-major, 128-byte swizzled rows;
+  // N-major, 64-element chunks of BK k-lines.
+  auto b_desc = [&](std::uint32_t tile, int ks) {
+    return B_K ? smem_desc(tile + ks * Op::kInstK * E::kBytes, 16, 1024)
+               : smem_desc(tile + ks * Op::kInstK * RB, kChunkBytes, 1024);
+  };
   // Rung 23: fragment register i (k-step 0) of this thread, from its class's lines in the A
   // region (the k-step adds rm_step bytes). K-major: A(16 warp + g + 8 (i % 2), 2t + 8 (i / 2)
   // and the next k) is in class g, line 2 warp + i % 2, 16 (g % 4) + shift_g + 2 k bytes in:
@@ -1187,9 +1193,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < KSTEPS; ++ks) {
-          const std::uint64_t db =
-              B_K ? smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024)
-                  : smem_desc(b_base + ks * Op::kInstK * RB, kChunkBytes, 1024);
+          const std::uint64_t db = b_desc(b_base, ks);
           Op::template mma_rs<B_K ? 0 : 1>(d, rm_a[ks], db, (!restart || ks > 0) ? 1 : 0);
         }
         wgmma_commit();
@@ -1223,8 +1227,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < KSTEPS; ++ks) {
-          const std::uint64_t db = smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024);
-          Op::mma_rs(d, a[ks], db, (!restart || ks > 0) ? 1 : 0);
+          Op::mma_rs(d, a[ks], b_desc(b_base, ks), (!restart || ks > 0) ? 1 : 0);
         }
       } else if constexpr (Cfg::kSplit3) {
         // B's tile (one consumer: the whole stage is this warpgroup's) becomes its tf32 parts in
@@ -1340,9 +1343,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const std::uint64_t da =
               A_K ? smem_desc(a_base + ks * Op::kInstK * E::kBytes, 16, 1024)
                   : smem_desc(a_base + ks * Op::kInstK * RB, kChunkBytes, 1024);
-          const std::uint64_t db =
-              B_K ? smem_desc(b_base + ks * Op::kInstK * E::kBytes, 16, 1024)
-                  : smem_desc(b_base + ks * Op::kInstK * RB, kChunkBytes, 1024);
+          const std::uint64_t db = b_desc(b_base, ks);
           Op::template mma<A_K ? 0 : 1, B_K ? 0 : 1>(d, da, db, (!restart || ks > 0) ? 1 : 0);
         }
       }
@@ -1647,6 +1648,15 @@ inline OperandGeometry a_geometry(const Problem& q) {
 inline OperandGeometry b_geometry(const Problem& q) {
   return views::b_k_contiguous(q) ? OperandGeometry{q.n, q.k} : OperandGeometry{q.k, q.n};
 }
+// Whether a tensor map describes the oriented problem's A (B).
+inline bool a_map_describable(const Problem& q) {
+  const OperandGeometry g = a_geometry(q);
+  return tensor_map_describable(q.a.dtype, q.a.data, g.rows, g.cols, q.a.ld);
+}
+inline bool b_map_describable(const Problem& q) {
+  const OperandGeometry g = b_geometry(q);
+  return tensor_map_describable(q.b.dtype, q.b.data, g.rows, g.cols, q.b.ld);
+}
 
 // How the kernel runs a problem: `q` as the kernel sees it and the instantiation. Normally `q` is
 // the problem with a row-major C (views::row_major_c: a column-major C runs as its mirror). A tf32
@@ -1665,13 +1675,8 @@ Plan plan(const Problem& problem) {
   Plan pl{views::row_major_c(problem), KernelRef{}, false};
   pl.k = select_kernel<Cfg>(pl.q, false);
   if constexpr (Cfg::kResidueA) {
-    auto b_describable = [](const Problem& q) {
-      const OperandGeometry g = b_geometry(q);
-      return tensor_map_describable(q.b.dtype, q.b.data, g.rows, g.cols, q.b.ld);
-    };
     const Problem m = views::mirrored(pl.q);
-    const bool b_ok = b_describable(pl.q);
-    const bool mirror = b_ok ? false : b_describable(m) || pl.q.n > pl.q.m;
+    const bool mirror = !b_map_describable(pl.q) && (b_map_describable(m) || pl.q.n > pl.q.m);
     if (mirror) return Plan{m, select_kernel<Cfg>(m, true), true};
   }
   if constexpr (Cfg::kTf32) {
@@ -1711,15 +1716,11 @@ bool can_implement_planned(const Plan& pl) {
     // A through the residue maps (an M-major A needs a line in every class: K >= 8), B through
     // its tensor map (rung 23's launcher copies a B no map describes first).
     const OperandGeometry ga = a_geometry(q);
-    const OperandGeometry gb = b_geometry(q);
     return (views::a_k_contiguous(q) || q.k >= 8) &&
            residue_maps_describable(q.a.dtype, q.a.data, ga.rows, ga.cols, q.a.ld) &&
-           tensor_map_describable(q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld);
+           b_map_describable(q);
   } else {
-    const OperandGeometry ga = a_geometry(q);
-    const OperandGeometry gb = b_geometry(q);
-    return tensor_map_describable(q.a.dtype, q.a.data, ga.rows, ga.cols, q.a.ld) &&
-           tensor_map_describable(q.b.dtype, q.b.data, gb.rows, gb.cols, q.b.ld);
+    return a_map_describable(q) && b_map_describable(q);
   }
 }
 template <class Cfg>
