@@ -8,7 +8,7 @@
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
-#        residue residue-random, and
+#        residue residue-random small, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -844,6 +844,31 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "row row row:2768x18x264 4095x4095x4095 5312x122x3719 17023x63x4095 113x8x127" \
         "col col row:2222x5x1091 2369x7x144"
       bench_random residue_random_s7 "$RM" bf16 7 "${TAG}_residue-random-bf16-s7.json"
+      ;;
+    small)
+      # Rung 24 (small products in one launch): the GPU suite's tests of it (the sweep in every
+      # type, one launch, bit-identical splits), verified in every type and layout mix with odd
+      # pitches and beta != 0, memcheck and racecheck; then, rules alone, auto and both instances
+      # beside cuBLAS on the random shapes of three seeds in bf16 and f32.
+      run_step small_tests "$TESTBIN/tilegemm_gpu_tests" \
+        --gtest_filter='*KernelSweep*/small_*:*SmallProducts*:*SplitKResultsAreBitIdentical*'
+      tail -3 "$R/small_tests.log" | tee -a "$summary"
+      verify_matrix small 'small_*' "$EVERY_TYPE" "0 0,0,0;0.5 1,3,2;0 3,5,7" 1x1x1 7x9x13 \
+        5x300x7 33x65x2637 65x129x200 300x31x777 129x65x1537 24x28x7791
+      for tool in memcheck racecheck; do
+        for lay in "row col row" "col row col" "row row col"; do
+          sanitize_verify sanitize_small.log "$tool" 'small_*' bf16 "$lay" 1,2,3 100x200x300 \
+            33x40x4077 5x70x9
+        done
+      done
+      grep -c "^ok " "$R/sanitize_small.log" | sed 's/^/sanitize small runs clean: /' |
+        tee -a "$summary"
+      for dt in ${SMALL_TYPES:-bf16 f32}; do
+        for seed in 7 3 11; do
+          TILEGEMM_TUNE_CACHE=off bench_random "small_${dt}_s$seed" "${SMALL_KERNELS:-auto,small_*}" \
+            "$dt" "$seed" "${TAG}_${SMALL_TAG:-small}-random-$dt-s$seed.json"
+        done
+      done
       ;;
     residue-random)
       # bf16 auto (rules alone) on the random shapes of three seeds.

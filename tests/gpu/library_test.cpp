@@ -491,6 +491,59 @@ TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
   EXPECT_GT(checked, 0) << "no gemv or narrow kernel ran";
 }
 
+// Rung 24's small products: one kernel whatever the split (a tile's splits are added by its last
+// block to arrive), right in every type on odd pitches and both C layouts, with beta != 0 (the
+// last block reads C) and bit-identical when run again on a poisoned C (a counter left behind by
+// a previous launch would leave C poisoned). The shapes split K 1, a few and many ways.
+TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
+  TILEGEMM_REQUIRE_GPU();
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  int checked = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    if (k.family != "small" || !runs_on_current_device(k)) continue;
+    for (GemmTypes types : k.desc.types) {
+      CaseSpec cases[4] = {spec_of(24, 28, 2637, 1.0f, 0.5f, types),
+                           spec_of(5, 9, 187, -1.5f, 0.0f, types),
+                           spec_of(330, 397, 31, 1.0f, 0.0f, types),
+                           spec_of(101, 65, 4514, 0.5f, 2.0f, types)};
+      cases[0].la = Layout::kColMajor;
+      cases[1].lb = Layout::kColMajor;
+      cases[2].lc = Layout::kColMajor;
+      cases[3].la = Layout::kColMajor;
+      cases[3].lc = Layout::kColMajor;
+      for (int i = 0; i < 4; ++i) {
+        CaseSpec& spec = cases[i];
+        spec.pad_a = 1 + i;
+        spec.pad_b = 3 - i % 2;
+        spec.pad_c = i;
+        Testbed tb(spec);
+        ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+        ASSERT_TRUE(k.can_implement(tb.problem()));
+        SCOPED_TRACE(k.name + " " + spec.to_string());
+        const CheckResult first = tb.run_and_check(
+            [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+        ASSERT_TRUE(first.passed) << first.detail;
+        if (spec.beta == 0.0f) {
+          const auto bytes = download_c(tb);
+          ASSERT_TRUE(tb.reset_c(0).ok());  // poisoned again: the second run must write it all
+          ASSERT_TRUE(gemm(tb.problem(), k.name, 0).ok());
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          EXPECT_EQ(download_c(tb), bytes);
+        } else {
+          const CheckResult again = tb.run_and_check(
+              [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+          ASSERT_TRUE(again.passed) << again.detail;
+        }
+        EXPECT_EQ(kernels_enqueued(tb.problem(), k.name, stream), 1);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  EXPECT_GT(checked, 0) << "no small-product kernel ran";
+}
+
 // The wave tail of the wgmma kernels: with one tile more than the SMs hold (128-row tiles; two
 // more with 64-row ones; a kernel that swaps A and B sees 67..266 tiles along N) and a K deep
 // enough that splitting pays by split_plan's estimate for every tile, the last wave's tiles are

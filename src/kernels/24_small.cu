@@ -1,0 +1,322 @@
+// Rung 24: small products in one launch (`small_32x32`, `small_64x64`), in every element type,
+// layout, alignment and pitch, on the CUDA cores.
+//
+// A product of a few million multiply-adds is done by the GPU in a few microseconds; what its
+// call costs is the host's enqueue and the chain of memory round trips inside the kernel. The
+// tensor-core paths pay for their speed there: an operand no tensor map describes is copied
+// first (a second launch, tensor maps encoded on the host), a long K over few tiles is split into
+// partial tiles that a further kernel adds. Measured, those calls spent 8-15 us on the host where
+// cuBLAS spent 6.5-13 (docs/perf-notes.md, "Rung 24"). Idea: one launch, no workspace copy, no
+// tensor map; every operand read in place element by element; K split over blocks so that many
+// SMs take the round trips side by side; the partial sums added in the same launch.
+//  - The problem is oriented to a row-major C (a column-major C computed as C^T = B^T A^T).
+//  - Block tile BM x BN (32x32: 2x2 per thread; 64x64: 4x4), 256 threads, K in stages of 32.
+//    A stage's elements go global -> registers -> shared memory as fp32: consecutive threads
+//    read consecutive elements along each operand's contiguous dimension (coalesced at any
+//    pitch or base), the next stage's loads in flight while the current one is multiplied
+//    (two shared buffers, one barrier per stage).
+//  - K split over blocks (grid y) until about two blocks per SM are busy, bounded so that the
+//    last block's sum stays short (at most kMaxLastSum partial sums per thread). Each split
+//    writes its partial sums into the stream workspace; the last block of a tile to arrive
+//    (stream::last_split) adds them in split order (deterministic) and writes C.
+//  - fp32 accumulation; tf32 problems are computed in fp32 (more precise than asked, as rungs
+//    17-21).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "../core/device_runtime.hpp"
+#include "common.cuh"
+#include "families.hpp"
+#include "stream_common.cuh"
+#include "tensor_common.cuh"
+
+namespace tilegemm::kernels {
+namespace {
+
+using stream::Load;
+
+constexpr int kThreads = 256;
+constexpr int kStageK = 32;       // K per shared-memory stage
+constexpr int kBlocksPerSm = 2;   // the split target: blocks per SM over the whole grid
+constexpr int kPad = 4;           // floats past each stage line (keeps 16-byte reads aligned)
+// The most partial sums a thread of the last block to arrive adds.
+constexpr std::int64_t kMaxLastSum = 64;
+
+struct SmallArgs {
+  int m, n, k;
+  float alpha, beta;
+  const void* a;
+  std::int64_t a_m, a_k;  // element strides of A along M and along K
+  const void* b;
+  std::int64_t b_k, b_n;  // element strides of B along K and along N
+  void* c;
+  std::int64_t ldc;       // row-major C
+  int tiles_n;
+  int k_chunk;            // K per split, a multiple of kStageK
+  float* partial;         // splits x m x n partial sums (splits > 1)
+  unsigned* counters;     // an arrival counter per tile (splits > 1)
+};
+
+// Thread t of the block copies element (line0 + j * kStep, pos) of a stage's lines x kStageK
+// operand tile for j < kLoads, where a line is a row of A (column of B) when the operand is
+// K-contiguous (pos along K) and a k otherwise (pos along M or N): consecutive threads take
+// consecutive elements of memory. X is the tile's M (N) extent.
+template <int X, bool K_CONTIGUOUS>
+struct StageCopy {
+  static constexpr int kLineElems = K_CONTIGUOUS ? kStageK : X;
+  static_assert(kThreads % kLineElems == 0, "a thread keeps one position along its lines");
+  static constexpr int kStep = kThreads / kLineElems;  // lines a pass covers
+  static constexpr int kLoads = X * kStageK / kThreads;
+  static_assert(X * kStageK % kThreads == 0, "the tile's elements split evenly");
+  int line0, pos;
+  __device__ __forceinline__ explicit StageCopy(int tid)
+      : line0(tid / kLineElems), pos(tid % kLineElems) {}
+  // x and k of load j, relative to the tile's corner.
+  __device__ __forceinline__ int x(int j) const { return K_CONTIGUOUS ? line0 + j * kStep : pos; }
+  __device__ __forceinline__ int k(int j) const { return K_CONTIGUOUS ? pos : line0 + j * kStep; }
+};
+
+/// C = alpha * A B + beta * C for block tile blockIdx.x over split blockIdx.y of K.
+/// @tparam E, CT  the A/B and C storage types
+/// @tparam BM, BN block tile; each thread keeps (BM / 16) x (BN / 16) sums
+/// @tparam A_K    A is K-contiguous (row-major); else M-contiguous
+/// @tparam B_K    B is K-contiguous (column-major); else N-contiguous
+template <class E, class CT, int BM, int BN, bool A_K, bool B_K>
+__global__ void __launch_bounds__(kThreads) small_kernel(const SmallArgs g) {
+  constexpr int TM = BM / 16, TN = BN / 16;
+  static_assert(TM * TN * 256 == BM * BN && (TM == 2 || TM == 4) && (TN == 2 || TN == 4),
+                "16 x 16 threads of 2 or 4 sums a side");
+  using CopyA = StageCopy<BM, A_K>;
+  using CopyB = StageCopy<BN, B_K>;
+  constexpr int kLA = BM + kPad, kLB = BN + kPad;  // stage line lengths (one line per k)
+  __shared__ __align__(16) float as[2][kStageK * kLA];
+  __shared__ __align__(16) float bs[2][kStageK * kLB];
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int tile = static_cast<int>(blockIdx.x);
+  const int m0 = (tile / g.tiles_n) * BM;
+  const int n0 = (tile % g.tiles_n) * BN;
+  const int k_begin = static_cast<int>(blockIdx.y) * g.k_chunk;
+  const int k_end = static_cast<int>(
+      min(static_cast<std::int64_t>(g.k), static_cast<std::int64_t>(k_begin) + g.k_chunk));
+
+  const CopyA ca(tid);
+  const CopyB cb(tid);
+  const E* const a = static_cast<const E*>(g.a);
+  const E* const b = static_cast<const E*>(g.b);
+  float ra[CopyA::kLoads];
+  float rb[CopyB::kLoads];
+  // Stage ks's elements into registers, zero outside the matrix and past this split's K.
+  auto load = [&](int ks) {
+#pragma unroll
+    for (int j = 0; j < CopyA::kLoads; ++j) {
+      const int row = m0 + ca.x(j);
+      const int kk = ks + ca.k(j);
+      ra[j] = row < g.m && kk < k_end ? Load<E>::one(a + row * g.a_m + kk * g.a_k) : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < CopyB::kLoads; ++j) {
+      const int col = n0 + cb.x(j);
+      const int kk = ks + cb.k(j);
+      rb[j] = col < g.n && kk < k_end ? Load<E>::one(b + kk * g.b_k + col * g.b_n) : 0.0f;
+    }
+  };
+
+  const int ty = tid / 16, tx = tid % 16;  // rows ty TM .. + TM - 1, columns tx TN .. + TN - 1
+  float acc[TM][TN] = {};
+  int buf = 0;
+  if (k_begin < k_end) load(k_begin);
+  for (int ks = k_begin; ks < k_end; ks += kStageK) {
+    // Stage lines are one k each: line k holds the tile's BM values of A (BN of B) at that k.
+#pragma unroll
+    for (int j = 0; j < CopyA::kLoads; ++j) as[buf][ca.k(j) * kLA + ca.x(j)] = ra[j];
+#pragma unroll
+    for (int j = 0; j < CopyB::kLoads; ++j) bs[buf][cb.k(j) * kLB + cb.x(j)] = rb[j];
+    __syncthreads();  // the stage is written; with two buffers, one barrier per stage suffices
+    if (ks + kStageK < k_end) load(ks + kStageK);  // in flight while this stage is multiplied
+    const float* const pa = as[buf] + ty * TM;
+    const float* const pb = bs[buf] + tx * TN;
+#pragma unroll 8
+    for (int kk = 0; kk < kStageK; ++kk) {
+      float av[TM], bv[TN];
+      if constexpr (TM == 4) {
+        const float4 f = *reinterpret_cast<const float4*>(pa + kk * kLA);
+        av[0] = f.x, av[1] = f.y, av[2] = f.z, av[3] = f.w;
+      } else {
+        const float2 f = *reinterpret_cast<const float2*>(pa + kk * kLA);
+        av[0] = f.x, av[1] = f.y;
+      }
+      if constexpr (TN == 4) {
+        const float4 f = *reinterpret_cast<const float4*>(pb + kk * kLB);
+        bv[0] = f.x, bv[1] = f.y, bv[2] = f.z, bv[3] = f.w;
+      } else {
+        const float2 f = *reinterpret_cast<const float2*>(pb + kk * kLB);
+        bv[0] = f.x, bv[1] = f.y;
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+      }
+    }
+    buf ^= 1;
+  }
+
+  // One split: C directly. Several: this split's partial sums, then the last block of the tile
+  // to arrive adds every split's in split order and writes C.
+  const bool split = gridDim.y > 1;
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int row = m0 + ty * TM + i;
+    if (row >= g.m) continue;
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const int col = n0 + tx * TN + j;
+      if (col >= g.n) continue;
+      if (split) {
+        g.partial[(static_cast<std::int64_t>(blockIdx.y) * g.m + row) * g.n + col] = acc[i][j];
+      } else {
+        store_c_one(static_cast<CT*>(g.c) + row * g.ldc + col, acc[i][j], g.alpha, g.beta);
+      }
+    }
+  }
+  if (!split || !stream::last_split(g.counters)) return;
+  const int rows = min(BM, g.m - m0);
+  const int cols = min(BN, g.n - n0);
+  const std::int64_t total = static_cast<std::int64_t>(g.m) * g.n;
+  for (int e = tid; e < rows * cols; e += kThreads) {
+    const int row = m0 + e / cols;
+    const int col = n0 + e % cols;
+    const float* p = g.partial + static_cast<std::int64_t>(row) * g.n + col;
+    float s = 0.0f;
+#pragma unroll 16  // loads in flight; the sum itself stays in split order
+    for (unsigned y = 0; y < gridDim.y; ++y) s += __ldcg(p + y * total);
+    store_c_one(static_cast<CT*>(g.c) + row * g.ldc + col, s, g.alpha, g.beta);
+  }
+}
+
+// K per split: enough splits for kBlocksPerSm blocks per SM over the tiles, none empty, and the
+// last block's sum at most kMaxLastSum partial sums per thread.
+stream::Split plan_split(std::int64_t tiles, std::int64_t k, std::int64_t tile_outputs) {
+  const std::int64_t stages = views::ceil_div(k, kStageK);
+  std::int64_t s = views::ceil_div(std::int64_t{kBlocksPerSm} * runtime::sm_count(), tiles);
+  s = std::min(s, stages);
+  s = std::min(s, kMaxLastSum / views::ceil_div(tile_outputs, kThreads));
+  s = std::clamp<std::int64_t>(s, 1, 65535);
+  const std::int64_t per = views::ceil_div(stages, s);
+  return stream::Split{static_cast<int>(views::ceil_div(stages, per)),
+                       static_cast<int>(per * kStageK)};
+}
+
+// The kernel's indices are int (offsets are formed in 64 bits): m, n and k with two stages to
+// spare, and the number of tiles.
+template <int BM, int BN>
+bool can_implement_small(const Problem& p) {
+  const Problem q = views::row_major_c(p);
+  return views::dims_fit_int(q, 2 * kStageK) && views::linear_tile_grid_fits(q, BM, BN);
+}
+
+using KernelFn = void (*)(SmallArgs);
+
+// The instantiation for a row-major-C problem's layouts.
+template <class E, class CT, int BM, int BN>
+KernelFn kernel_for(const Problem& q) {
+  return views::dispatch_layouts(q, [](auto a_k, auto b_k) -> KernelFn {
+    return &small_kernel<E, CT, BM, BN, decltype(a_k)::value, decltype(b_k)::value>;
+  });
+}
+
+template <class E, class CT, int BM, int BN>
+cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
+  const Problem q = views::row_major_c(p);
+  SmallArgs g{};
+  g.m = static_cast<int>(q.m);
+  g.n = static_cast<int>(q.n);
+  g.k = static_cast<int>(q.k);
+  g.alpha = q.alpha;
+  g.beta = q.beta;
+  g.a = q.a.data;
+  const Strides sa = strides_of(q.a.layout, q.a.ld);
+  g.a_m = sa.row;
+  g.a_k = sa.col;
+  g.b = q.b.data;
+  const Strides sb = strides_of(q.b.layout, q.b.ld);
+  g.b_k = sb.row;
+  g.b_n = sb.col;
+  g.c = q.c.data;
+  g.ldc = q.c.ld;
+  const std::int64_t tiles_m = views::ceil_div(q.m, BM);
+  const std::int64_t tiles_n = views::ceil_div(q.n, BN);
+  g.tiles_n = static_cast<int>(tiles_n);
+  const std::int64_t tiles = tiles_m * tiles_n;
+  const stream::Split sp =
+      plan_split(tiles, q.k, std::min<std::int64_t>(q.m, BM) * std::min<std::int64_t>(q.n, BN));
+  g.k_chunk = sp.k_chunk;
+  if (cudaError_t err =
+          stream::partial_sums(sp, q.m * q.n, tiles, stream, &g.partial, &g.counters);
+      err != cudaSuccess) {
+    return err;
+  }
+  const KernelFn kernel = kernel_for<E, CT, BM, BN>(q);
+  kernel<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)), kThreads, 0,
+           stream>>>(g);
+  return cudaGetLastError();
+}
+
+template <int BM, int BN>
+cudaError_t launch_small(const Problem& p, cudaStream_t stream) {
+  return with_types(p.types(), [&](auto e, auto ct) {
+    return launch_typed<typename decltype(e)::type, typename decltype(ct)::type, BM, BN>(p,
+                                                                                        stream);
+  });
+}
+
+template <int BM, int BN>
+const void* device_function_small(const Problem& p) {
+  return with_types(p.types(), [&](auto e, auto ct) {
+    return kernel_address(kernel_for<typename decltype(e)::type, typename decltype(ct)::type, BM,
+                                     BN>(views::row_major_c(p)));
+  });
+}
+
+template <int BM, int BN>
+void register_one(Registry& r, const char* why) {
+  KernelInfo k;
+  k.name = "small_" + std::to_string(BM) + "x" + std::to_string(BN);
+  k.family = "small";
+  k.rung = 24;
+  k.tile = TileConfig{};
+  k.tile.bm = BM;
+  k.tile.bn = BN;
+  k.tile.bk = kStageK;
+  k.tile.tm = BM / 16;
+  k.tile.tn = BN / 16;
+  k.tile.threads = kThreads;
+  k.tile.stages = 2;
+  k.tile.smem_bytes =
+      static_cast<int>(sizeof(float)) * 2 * kStageK * (BM + kPad + BN + kPad);
+  k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // element loads: any alignment and pitch
+  k.desc.types = every_type_combination();
+  k.desc.split_k = true;
+  k.summary = std::string("small products in one launch: ") + why +
+              "; every operand read in place element by element (any type, layout, alignment "
+              "and pitch), K split over blocks and added in split order by the last block of "
+              "each tile (deterministic), no copy, no tensor map, no second kernel";
+  k.can_implement = can_implement_small<BM, BN>;
+  k.launch = launch_small<BM, BN>;
+  k.device_function = device_function_for(k.can_implement, device_function_small<BM, BN>);
+  r.push_back(std::move(k));
+}
+
+}  // namespace
+
+void register_small(Registry& r) {
+  register_one<32, 32>(r, "32x32 tiles, 2x2 sums per thread");
+  register_one<64, 64>(r, "64x64 tiles, 4x4 sums per thread");
+}
+
+}  // namespace tilegemm::kernels
