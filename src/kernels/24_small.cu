@@ -86,7 +86,7 @@ struct StageCopy {
 /// @tparam A_K    A is K-contiguous (row-major); else M-contiguous
 /// @tparam B_K    B is K-contiguous (column-major); else N-contiguous
 template <class E, class CT, int BM, int BN, bool A_K, bool B_K>
-__global__ void __launch_bounds__(kThreads) small_kernel(const SmallArgs g) {
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const SmallArgs g) {
   constexpr int TM = BM / 16, TN = BN / 16;
   static_assert(TM * TN * 256 == BM * BN && (TM == 2 || TM == 4) && (TN == 2 || TN == 4),
                 "16 x 16 threads of 2 or 4 sums a side");
@@ -185,17 +185,53 @@ __global__ void __launch_bounds__(kThreads) small_kernel(const SmallArgs g) {
     }
   }
   if (!split || !stream::last_split(g.counters)) return;
+  // The last block: output e = tid + kThreads j of the tile (j < kOuts) adds its gridDim.y partial
+  // sums in split order. kGroup outputs at a time, kBatch splits of each in flight together (a
+  // loop over the splits of one output waits a round trip per partial sum).
+  constexpr int kOuts = BM * BN / kThreads;
+  constexpr int kGroup = kOuts < 4 ? kOuts : 4;
+  constexpr int kBatch = (BM * BN <= 1024 ? 32 : 16) / kGroup;
   const int rows = min(BM, g.m - m0);
   const int cols = min(BN, g.n - n0);
   const std::int64_t total = static_cast<std::int64_t>(g.m) * g.n;
-  for (int e = tid; e < rows * cols; e += kThreads) {
-    const int row = m0 + e / cols;
-    const int col = n0 + e % cols;
-    const float* p = g.partial + static_cast<std::int64_t>(row) * g.n + col;
-    float s = 0.0f;
-#pragma unroll 16  // loads in flight; the sum itself stays in split order
-    for (unsigned y = 0; y < gridDim.y; ++y) s += __ldcg(p + y * total);
-    store_c_one(static_cast<CT*>(g.c) + row * g.ldc + col, s, g.alpha, g.beta);
+  const int splits = static_cast<int>(gridDim.y);
+#pragma unroll 1
+  for (int j0 = 0; j0 < kOuts; j0 += kGroup) {
+    float sum[kGroup];
+    const float* src[kGroup];
+#pragma unroll
+    for (int j = 0; j < kGroup; ++j) {
+      const int e = tid + kThreads * (j0 + j);
+      sum[j] = 0.0f;
+      // Outputs past the tile's edge read the tile's first output instead (never stored).
+      const int row = m0 + (e < rows * cols ? e / cols : 0);
+      const int col = n0 + (e < rows * cols ? e % cols : 0);
+      src[j] = g.partial + static_cast<std::int64_t>(row) * g.n + col;
+    }
+    for (int y0 = 0; y0 < splits; y0 += kBatch) {
+      float v[kGroup][kBatch];
+#pragma unroll
+      for (int j = 0; j < kGroup; ++j) {
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+          v[j][u] = y0 + u < splits ? __ldcg(src[j] + (y0 + u) * total) : 0.0f;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kGroup; ++j) {
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+          if (y0 + u < splits) sum[j] += v[j][u];
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kGroup; ++j) {
+      const int e = tid + kThreads * (j0 + j);
+      if (e >= rows * cols) continue;
+      store_c_one(static_cast<CT*>(g.c) + (m0 + e / cols) * g.ldc + n0 + e % cols, sum[j],
+                  g.alpha, g.beta);
+    }
   }
 }
 
