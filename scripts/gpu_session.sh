@@ -8,7 +8,7 @@
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
-#        residue residue-random small, and
+#        residue residue-random small small-random, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -848,8 +848,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
     small)
       # Rung 24 (small products in one launch): the GPU suite's tests of it (the sweep in every
       # type, one launch, bit-identical splits), verified in every type and layout mix with odd
-      # pitches and beta != 0, memcheck and racecheck; then, rules alone, auto and both instances
-      # beside cuBLAS on the random shapes of three seeds in bf16 and f32.
+      # pitches and beta != 0, memcheck and racecheck. small-random: auto by its rules alone
+      # (and SMALL_KERNELS beside it) against cuBLAS on the random shapes of three seeds, in the
+      # types SMALL_TYPES names (bf16 and f32), written to ${TAG}_SMALL_TAG-random-*.json.
       run_step small_tests "$TESTBIN/tilegemm_gpu_tests" \
         --gtest_filter='*KernelSweep*/small_*:*SmallProducts*:*SplitKResultsAreBitIdentical*'
       tail -3 "$R/small_tests.log" | tee -a "$summary"
@@ -863,6 +864,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       done
       grep -c "^ok " "$R/sanitize_small.log" | sed 's/^/sanitize small runs clean: /' |
         tee -a "$summary"
+      ;;
+    small-random)
       for dt in ${SMALL_TYPES:-bf16 f32}; do
         for seed in 7 3 11; do
           TILEGEMM_TUNE_CACHE=off bench_random "small_${dt}_s$seed" "${SMALL_KERNELS:-auto,small_*}" \

@@ -136,6 +136,12 @@ enum class When : std::uint8_t {
   // (split K then sets the time, and the shorter k-tile of 64x64 won).
   kF32InKernelAnyPitch64,
   kF32InKernelAnyPitch,
+  // A small product (every type): at most one 32x32 tile per SM, K <= 4096 and under 2^24
+  // multiply-adds over whole 32x32 tiles: rung 24's one launch, where the other paths' copies,
+  // tensor maps and second kernels cost more host time than the product takes on the GPU
+  // (perf-notes.md, "Rung 24": more tiles, a longer K or more work were slower there than
+  // the tensor cores; K of 1 or 2 over many tiles lost to thin_k).
+  kSmallProduct,
   kAlways,
 };
 enum class BNeeds : std::uint8_t { kAny, kRowMajor, kColMajor };
@@ -153,6 +159,7 @@ struct Rule {
 
 // fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass; rung 17).
 //  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once.
+//  - a small product (kSmallProduct): rung 24's one launch, which the launch itself bounds.
 //  - thin K (K <= 64) against a large C: the thin_k family, which writes C and little else.
 //  - narrow (M or N of at most 4): rung 21's narrow products, which stream the wide operand
 //    once; with 5..16 columns the SIMT skinny and small tiles were as fast or faster on the
@@ -181,6 +188,7 @@ struct Rule {
 // in-kernel split on 64-row tiles.
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kF32InKernelAnyPitch64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs_ra"},
     {When::kF32InKernelAnyPitch, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs_ra"},
     {When::kF32InKernel64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs"},
@@ -205,6 +213,7 @@ constexpr Rule kSimtRules[] = {
 
 // Tensor cores (bf16, f16, tf32). A matrix-vector product goes to the gemv family (CUDA cores: the
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
+// small product to rung 24's one launch on the CUDA cores (kSmallProduct), a
 // K under 16 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the
 // thin_k family (the store of C bounds it; rung 19; from K = 16 rung 16's copies were faster:
 // perf-notes.md, "One copy launch, staged stores in pieces"). On
@@ -241,6 +250,7 @@ constexpr Rule kSimtRules[] = {
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kOffSectorCopiesWave, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
     {When::kOffSectorCopies, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
     {When::kSkinnyNManyTiles, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, true, ""},
@@ -431,6 +441,10 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kF32InKernelAnyPitch64:
       return holds(When::kF32InKernelAnyPitch, p, sms) &&
              (in_kernel_64(p, sms) || tiles(p, 64, 64) <= 16);
+    case When::kSmallProduct: {
+      const std::int64_t t = tiles(p, 32, 32);
+      return p.k <= 4096 && t <= sms && t * 1024 * p.k < (std::int64_t{1} << 24);
+    }
     case When::kAlways:
       return true;
   }

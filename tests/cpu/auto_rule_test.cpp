@@ -209,8 +209,8 @@ TEST(AutoRule, Fp32SmallMOrNWithAnOddPitchTakesTheSplitWithElementCopies) {
   EXPECT_EQ(chosen(40, 5574, 527, kCol, 0, kX3), ra128);
   // the long side A (row-major, odd pitch) in either B layout
   for (Layout lb : {kRow, kCol}) EXPECT_EQ(chosen(5312, 122, 3719, lb, 0, kX3), ra128);
-  // at most 16 tiles of 64x64: the 64x64 tile
-  EXPECT_EQ(chosen(11, 531, 727, kCol, 0, kX3), ra64);
+  // at most 16 tiles of 64x64: the 64x64 tile (11 x 531 x 727 is a small product: rung 24)
+  EXPECT_EQ(chosen(11, 531, 2727, kCol, 0, kX3), ra64);
   // a base off 16 bytes
   EXPECT_EQ(chosen(64, 4096, 4096, kCol, 1, kX3), ra128);
   // the long side A (row-major, odd pitch): the 64x64 tile where N <= 64
@@ -252,9 +252,38 @@ TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
   for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
     EXPECT_EQ(chosen(2394, 3, 4182, lb), "narrow_n4");
     EXPECT_EQ(chosen(2, 8192, 8192, lb), "narrow_n4");
-    EXPECT_EQ(chosen(4, 4, 1, lb), "narrow_n4");
+    EXPECT_EQ(chosen(4, 4, 8191, lb), "narrow_n4");  // K past rung 24's small products
     EXPECT_TRUE(starts_with(chosen(6, 2834, 1188, lb), "tuned_")) << chosen(6, 2834, 1188, lb);
     EXPECT_TRUE(starts_with(chosen(9, 4096, 4096, lb), "tuned_skinny_"));
+  }
+}
+
+// Rung 24 in every type: at most one 32x32 tile per SM, K <= 4096 and under 2^24 multiply-adds
+// over whole 32x32 tiles, ahead of every rule but the matrix-vector products; any pitch.
+TEST(AutoRule, SmallProductsTakeRung24) {
+  alignas(16) static std::uint16_t buf16[64];
+  for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
+                      GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
+    void* buf = t.ab == DType::kF32 || t.ab == DType::kTF32 ? static_cast<void*>(g_buf)
+                                                            : static_cast<void*>(buf16);
+    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+      const KernelInfo* chosen =
+          select_kernel(Problem::make_typed(m, n, k, t, buf, buf, buf), 90);
+      return chosen == nullptr ? std::string("(none)") : chosen->name;
+    };
+    SCOPED_TRACE(gemm_types_name(t));
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+             {24, 28, 2637}, {5, 9, 187}, {2, 3, 4}, {1025, 125, 46}, {89, 20, 170},
+             {137, 252, 6}, {16, 103, 1440}, {64, 64, 2048}}) {
+      EXPECT_EQ(pick(s[0], s[1], s[2]), "small_32x32") << s[0] << "x" << s[1] << "x" << s[2];
+    }
+    // not: a K past 4096, more 32x32 tiles than SMs (1056 x 160: 165), 2^24 multiply-adds or
+    // more (256^3 exactly), a matrix-vector product
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+             {31, 32, 7791}, {1056, 160, 8}, {55, 3769, 33}, {256, 256, 256}, {1, 200, 300},
+             {300, 1, 200}}) {
+      EXPECT_NE(pick(s[0], s[1], s[2]), "small_32x32") << s[0] << "x" << s[1] << "x" << s[2];
+    }
   }
 }
 
@@ -292,8 +321,9 @@ TEST(AutoRule, SmallAndSkinnyShapes) {
   const std::string tall = chosen(512, 256, 512);
   EXPECT_TRUE(starts_with(tall, "tuned_small_") && ends_with(tall, "_splitk")) << tall;
   EXPECT_TRUE(starts_with(chosen(512, 512, 65536), "tuned_longk_"));
-  // a tiny long-K product (under 2^27 multiply-adds) is not split to fill the waves
-  EXPECT_EQ(chosen(35, 101, 1236).find("tuned_longk_"), std::string::npos) << chosen(35, 101, 1236);
+  // a tiny long-K product (under 2^27 multiply-adds) is not split to fill the waves (a K past
+  // rung 24's 4096)
+  EXPECT_EQ(chosen(35, 101, 5236).find("tuned_longk_"), std::string::npos) << chosen(35, 101, 5236);
 }
 
 // A matrix-vector product (M or N of 1) goes to the gemv family in every type and layout, a
@@ -420,30 +450,32 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(2982, 6722, 15), "thin_k");
       // 154 tiles of 128x256 (two waves, the second 17% busy): the 128x128 tile on the copies
       EXPECT_EQ(pick(863, 5519, 27), "wgmma_128x128x64_s6_ts_pad");
-      EXPECT_EQ(pick(137, 252, 6), "thin_k");
+      EXPECT_EQ(pick(1370, 2520, 6), "thin_k");
       // 6.3e6 multiply-adds: mma.sync
       EXPECT_EQ(pick(35, 6945, 26), "mma_sync_128x128x32_w64x64_s4_anyalign");
       // Small M or N with a long K: rung 18's tile on the copies (rung 20's realigning producer,
       // once chosen from K = 5000, lost that class to the one-launch copies).
       EXPECT_EQ(pick(29, 9, 7054), "wgmma_64x64x64_s13_pad");
       EXPECT_EQ(pick(29, 9, 4999), "wgmma_64x64x64_s13_pad");
-      // From K = 128 the copies pay on a tiny problem too; 16 <= K < 128 there stays with mma.sync.
-      EXPECT_EQ(pick(89, 20, 170), "wgmma_64x64x64_s13_pad");
+      // From K = 128 the copies pay on a small problem too (one past rung 24's: more 32x32 tiles
+      // than SMs); 16 <= K < 128 there stays with mma.sync.
+      EXPECT_EQ(pick(890, 200, 170), "wgmma_64x64x64_s13_pad");
       EXPECT_EQ(pick(504, 700, 21), "mma_sync_128x128x32_w64x64_s4_anyalign");
       // Rung 21 for odd leading dimensions: M or N of at most 4 at any K, of at most 8 from
       // K = 256; a shorter K keeps mma.sync, 9 columns or more the copies.
       EXPECT_EQ(pick(2394, 3, 4182), "narrow_n4");
-      EXPECT_EQ(pick(4, 144, 2), "narrow_n4");
+      EXPECT_EQ(pick(4, 14400, 2), "narrow_n4");
       EXPECT_EQ(pick(2222, 5, 1091), "narrow_n8");
-      EXPECT_EQ(pick(113, 8, 127), "mma_sync_128x128x32_w64x64_s4_anyalign");
+      EXPECT_EQ(pick(11300, 8, 63), "mma_sync_128x128x32_w64x64_s4_anyalign");
       // Rung 23 (residue-class tensor maps): M or N up to 64 whose long operand has no tensor
       // map, with the short one described (one launch) or the long one 1 MiB or more; both
       // without maps on a smaller long operand keep the copies (29 x 9 x 7054 above); a short
       // operand without a map against a long one under 1 MiB: rung 23 again (one launch where
-      // the copies take two; 2369 x 7 has a 16-byte pitch in A, K = 144 below narrow's 256).
+      // the copies take two; 4300 x 31 has a 16-byte pitch in A and more 32x32 tiles than SMs,
+      // past rung 24's small products, which took 2369 x 7 x 144 from it).
       EXPECT_EQ(pick(5169, 16, 1413), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(16, 8191, 8191), "wgmma_64x64x64_s11_rm");
-      EXPECT_EQ(pick(2369, 7, 144), "wgmma_64x64x64_s11_rm");
+      EXPECT_EQ(pick(4300, 31, 96), "wgmma_64x64x64_s11_rm");
       // up to 128 on a long operand of 16 MiB or more: its 64x128 tile
       EXPECT_EQ(pick(128, 8191, 4095), "wgmma_64x128x64_s8_rm");
       EXPECT_EQ(pick(5312, 122, 3719), "wgmma_64x128x64_s8_rm");
