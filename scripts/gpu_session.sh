@@ -868,7 +868,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
     small-random)
       for dt in ${SMALL_TYPES:-bf16 f32}; do
         for seed in 7 3 11; do
-          TILEGEMM_TUNE_CACHE=off bench_random "small_${dt}_s$seed" "${SMALL_KERNELS:-auto,small_*}" \
+          TILEGEMM_TUNE_CACHE=off bench_random "small_${dt}_s$seed" \
+            "${SMALL_KERNELS:-auto,small_*}" \
             "$dt" "$seed" "${TAG}_${SMALL_TAG:-small}-random-$dt-s$seed.json"
         done
       done

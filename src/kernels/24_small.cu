@@ -10,7 +10,7 @@
 // tensor map; every operand read in place element by element; K split over blocks so that many
 // SMs take the round trips side by side; the partial sums added in the same launch.
 //  - The problem is oriented to a row-major C (a column-major C computed as C^T = B^T A^T).
-//  - Block tile BM x BN (32x32: 2x2 per thread; 64x64: 4x4), 256 threads, K in stages of 32.
+//  - Block tile BM x BN (32x32: 2x2 per thread; 64x64: 4x4), 256 threads, K in stages of BK.
 //    A stage's elements go global -> registers -> shared memory as fp32: consecutive threads
 //    read consecutive elements along each operand's contiguous dimension (coalesced at any
 //    pitch or base), the next stage's loads in flight while the current one is multiplied
@@ -40,7 +40,6 @@ namespace {
 using stream::Load;
 
 constexpr int kThreads = 256;
-constexpr int kStageK = 32;       // K per shared-memory stage
 constexpr int kBlocksPerSm = 2;   // the split target: blocks per SM over the whole grid
 constexpr int kPad = 4;           // floats past each stage line (keeps 16-byte reads aligned)
 // The most partial sums a thread of the last block to arrive adds.
@@ -56,22 +55,22 @@ struct SmallArgs {
   void* c;
   std::int64_t ldc;       // row-major C
   int tiles_n;
-  int k_chunk;            // K per split, a multiple of kStageK
+  int k_chunk;            // K per split, a multiple of the stage's K
   float* partial;         // splits x m x n partial sums (splits > 1)
   unsigned* counters;     // an arrival counter per tile (splits > 1)
 };
 
-// Thread t of the block copies element (line0 + j * kStep, pos) of a stage's lines x kStageK
-// operand tile for j < kLoads, where a line is a row of A (column of B) when the operand is
+// Thread t of the block copies element (line0 + j * kStep, pos) of a stage's X x BK operand tile
+// for j < kLoads, where a line is a row of A (column of B) when the operand is
 // K-contiguous (pos along K) and a k otherwise (pos along M or N): consecutive threads take
 // consecutive elements of memory. X is the tile's M (N) extent.
-template <int X, bool K_CONTIGUOUS>
+template <int X, int BK, bool K_CONTIGUOUS>
 struct StageCopy {
-  static constexpr int kLineElems = K_CONTIGUOUS ? kStageK : X;
+  static constexpr int kLineElems = K_CONTIGUOUS ? BK : X;
   static_assert(kThreads % kLineElems == 0, "a thread keeps one position along its lines");
   static constexpr int kStep = kThreads / kLineElems;  // lines a pass covers
-  static constexpr int kLoads = X * kStageK / kThreads;
-  static_assert(X * kStageK % kThreads == 0, "the tile's elements split evenly");
+  static constexpr int kLoads = X * BK / kThreads;
+  static_assert(X * BK % kThreads == 0, "the tile's elements split evenly");
   int line0, pos;
   __device__ __forceinline__ explicit StageCopy(int tid)
       : line0(tid / kLineElems), pos(tid % kLineElems) {}
@@ -83,18 +82,19 @@ struct StageCopy {
 /// C = alpha * A B + beta * C for block tile blockIdx.x over split blockIdx.y of K.
 /// @tparam E, CT  the A/B and C storage types
 /// @tparam BM, BN block tile; each thread keeps (BM / 16) x (BN / 16) sums
+/// @tparam BK     K of a shared-memory stage
 /// @tparam A_K    A is K-contiguous (row-major); else M-contiguous
 /// @tparam B_K    B is K-contiguous (column-major); else N-contiguous
-template <class E, class CT, int BM, int BN, bool A_K, bool B_K>
+template <class E, class CT, int BM, int BN, int BK, bool A_K, bool B_K>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const SmallArgs g) {
   constexpr int TM = BM / 16, TN = BN / 16;
   static_assert(TM * TN * 256 == BM * BN && (TM == 2 || TM == 4) && (TN == 2 || TN == 4),
                 "16 x 16 threads of 2 or 4 sums a side");
-  using CopyA = StageCopy<BM, A_K>;
-  using CopyB = StageCopy<BN, B_K>;
+  using CopyA = StageCopy<BM, BK, A_K>;
+  using CopyB = StageCopy<BN, BK, B_K>;
   constexpr int kLA = BM + kPad, kLB = BN + kPad;  // stage line lengths (one line per k)
-  __shared__ __align__(16) float as[2][kStageK * kLA];
-  __shared__ __align__(16) float bs[2][kStageK * kLB];
+  __shared__ __align__(16) float as[2][BK * kLA];
+  __shared__ __align__(16) float bs[2][BK * kLB];
 
   const int tid = static_cast<int>(threadIdx.x);
   const int tile = static_cast<int>(blockIdx.x);
@@ -130,18 +130,18 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const Sma
   float acc[TM][TN] = {};
   int buf = 0;
   if (k_begin < k_end) load(k_begin);
-  for (int ks = k_begin; ks < k_end; ks += kStageK) {
+  for (int ks = k_begin; ks < k_end; ks += BK) {
     // Stage lines are one k each: line k holds the tile's BM values of A (BN of B) at that k.
 #pragma unroll
     for (int j = 0; j < CopyA::kLoads; ++j) as[buf][ca.k(j) * kLA + ca.x(j)] = ra[j];
 #pragma unroll
     for (int j = 0; j < CopyB::kLoads; ++j) bs[buf][cb.k(j) * kLB + cb.x(j)] = rb[j];
     __syncthreads();  // the stage is written; with two buffers, one barrier per stage suffices
-    if (ks + kStageK < k_end) load(ks + kStageK);  // in flight while this stage is multiplied
+    if (ks + BK < k_end) load(ks + BK);  // in flight while this stage is multiplied
     const float* const pa = as[buf] + ty * TM;
     const float* const pb = bs[buf] + tx * TN;
 #pragma unroll 8
-    for (int kk = 0; kk < kStageK; ++kk) {
+    for (int kk = 0; kk < BK; ++kk) {
       float av[TM], bv[TN];
       if constexpr (TM == 4) {
         const float4 f = *reinterpret_cast<const float4*>(pa + kk * kLA);
@@ -237,36 +237,36 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const Sma
 
 // K per split: enough splits for kBlocksPerSm blocks per SM over the tiles, none empty, and the
 // last block's sum at most kMaxLastSum partial sums per thread.
-stream::Split plan_split(std::int64_t tiles, std::int64_t k, std::int64_t tile_outputs) {
-  const std::int64_t stages = views::ceil_div(k, kStageK);
+stream::Split plan_split(std::int64_t tiles, std::int64_t k, int bk, std::int64_t tile_outputs) {
+  const std::int64_t stages = views::ceil_div(k, bk);
   std::int64_t s = views::ceil_div(std::int64_t{kBlocksPerSm} * runtime::sm_count(), tiles);
   s = std::min(s, stages);
   s = std::min(s, kMaxLastSum / views::ceil_div(tile_outputs, kThreads));
   s = std::clamp<std::int64_t>(s, 1, 65535);
   const std::int64_t per = views::ceil_div(stages, s);
   return stream::Split{static_cast<int>(views::ceil_div(stages, per)),
-                       static_cast<int>(per * kStageK)};
+                       static_cast<int>(per * bk)};
 }
 
 // The kernel's indices are int (offsets are formed in 64 bits): m, n and k with two stages to
 // spare, and the number of tiles.
-template <int BM, int BN>
+template <int BM, int BN, int BK>
 bool can_implement_small(const Problem& p) {
   const Problem q = views::row_major_c(p);
-  return views::dims_fit_int(q, 2 * kStageK) && views::linear_tile_grid_fits(q, BM, BN);
+  return views::dims_fit_int(q, 2 * BK) && views::linear_tile_grid_fits(q, BM, BN);
 }
 
 using KernelFn = void (*)(SmallArgs);
 
 // The instantiation for a row-major-C problem's layouts.
-template <class E, class CT, int BM, int BN>
+template <class E, class CT, int BM, int BN, int BK>
 KernelFn kernel_for(const Problem& q) {
   return views::dispatch_layouts(q, [](auto a_k, auto b_k) -> KernelFn {
-    return &small_kernel<E, CT, BM, BN, decltype(a_k)::value, decltype(b_k)::value>;
+    return &small_kernel<E, CT, BM, BN, BK, decltype(a_k)::value, decltype(b_k)::value>;
   });
 }
 
-template <class E, class CT, int BM, int BN>
+template <class E, class CT, int BM, int BN, int BK>
 cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const Problem q = views::row_major_c(p);
   SmallArgs g{};
@@ -290,51 +290,51 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.tiles_n = static_cast<int>(tiles_n);
   const std::int64_t tiles = tiles_m * tiles_n;
   const stream::Split sp =
-      plan_split(tiles, q.k, std::min<std::int64_t>(q.m, BM) * std::min<std::int64_t>(q.n, BN));
+      plan_split(tiles, q.k, BK, std::min<std::int64_t>(q.m, BM) * std::min<std::int64_t>(q.n, BN));
   g.k_chunk = sp.k_chunk;
   if (cudaError_t err =
           stream::partial_sums(sp, q.m * q.n, tiles, stream, &g.partial, &g.counters);
       err != cudaSuccess) {
     return err;
   }
-  const KernelFn kernel = kernel_for<E, CT, BM, BN>(q);
+  const KernelFn kernel = kernel_for<E, CT, BM, BN, BK>(q);
   kernel<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)), kThreads, 0,
            stream>>>(g);
   return cudaGetLastError();
 }
 
-template <int BM, int BN>
+template <int BM, int BN, int BK>
 cudaError_t launch_small(const Problem& p, cudaStream_t stream) {
   return with_types(p.types(), [&](auto e, auto ct) {
-    return launch_typed<typename decltype(e)::type, typename decltype(ct)::type, BM, BN>(p,
-                                                                                        stream);
+    return launch_typed<typename decltype(e)::type, typename decltype(ct)::type, BM, BN, BK>(
+        p, stream);
   });
 }
 
-template <int BM, int BN>
+template <int BM, int BN, int BK>
 const void* device_function_small(const Problem& p) {
   return with_types(p.types(), [&](auto e, auto ct) {
     return kernel_address(kernel_for<typename decltype(e)::type, typename decltype(ct)::type, BM,
-                                     BN>(views::row_major_c(p)));
+                                     BN, BK>(views::row_major_c(p)));
   });
 }
 
-template <int BM, int BN>
+template <int BM, int BN, int BK>
 void register_one(Registry& r, const char* why) {
   KernelInfo k;
-  k.name = "small_" + std::to_string(BM) + "x" + std::to_string(BN);
+  k.name = "small_" + std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK);
   k.family = "small";
   k.rung = 24;
   k.tile = TileConfig{};
   k.tile.bm = BM;
   k.tile.bn = BN;
-  k.tile.bk = kStageK;
+  k.tile.bk = BK;
   k.tile.tm = BM / 16;
   k.tile.tn = BN / 16;
   k.tile.threads = kThreads;
   k.tile.stages = 2;
   k.tile.smem_bytes =
-      static_cast<int>(sizeof(float)) * 2 * kStageK * (BM + kPad + BN + kPad);
+      static_cast<int>(sizeof(float)) * 2 * BK * (BM + kPad + BN + kPad);
   k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // element loads: any alignment and pitch
   k.desc.types = every_type_combination();
   k.desc.split_k = true;
@@ -342,17 +342,17 @@ void register_one(Registry& r, const char* why) {
               "; every operand read in place element by element (any type, layout, alignment "
               "and pitch), K split over blocks and added in split order by the last block of "
               "each tile (deterministic), no copy, no tensor map, no second kernel";
-  k.can_implement = can_implement_small<BM, BN>;
-  k.launch = launch_small<BM, BN>;
-  k.device_function = device_function_for(k.can_implement, device_function_small<BM, BN>);
+  k.can_implement = can_implement_small<BM, BN, BK>;
+  k.launch = launch_small<BM, BN, BK>;
+  k.device_function = device_function_for(k.can_implement, device_function_small<BM, BN, BK>);
   r.push_back(std::move(k));
 }
 
 }  // namespace
 
 void register_small(Registry& r) {
-  register_one<32, 32>(r, "32x32 tiles, 2x2 sums per thread");
-  register_one<64, 64>(r, "64x64 tiles, 4x4 sums per thread");
+  register_one<32, 32, 32>(r, "32x32 tiles, 2x2 sums per thread, stages of 32 k");
+  register_one<64, 64, 32>(r, "64x64 tiles, 4x4 sums per thread, stages of 32 k");
 }
 
 }  // namespace tilegemm::kernels

@@ -261,6 +261,7 @@ TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
 // Rung 24 in every type: at most one 32x32 tile per SM, K <= 4096 and under 2^24 multiply-adds
 // over whole 32x32 tiles, ahead of every rule but the matrix-vector products; any pitch.
 TEST(AutoRule, SmallProductsTakeRung24) {
+  const std::string kSmall = "small_32x32x32";
   alignas(16) static std::uint16_t buf16[64];
   for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
                       GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
@@ -275,14 +276,14 @@ TEST(AutoRule, SmallProductsTakeRung24) {
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
              {24, 28, 2637}, {5, 9, 187}, {2, 3, 4}, {1025, 125, 46}, {89, 20, 170},
              {137, 252, 6}, {16, 103, 1440}, {64, 64, 2048}}) {
-      EXPECT_EQ(pick(s[0], s[1], s[2]), "small_32x32") << s[0] << "x" << s[1] << "x" << s[2];
+      EXPECT_EQ(pick(s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
     }
     // not: a K past 4096, more 32x32 tiles than SMs (1056 x 160: 165), 2^24 multiply-adds or
     // more (256^3 exactly), a matrix-vector product
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
              {31, 32, 7791}, {1056, 160, 8}, {55, 3769, 33}, {256, 256, 256}, {1, 200, 300},
              {300, 1, 200}}) {
-      EXPECT_NE(pick(s[0], s[1], s[2]), "small_32x32") << s[0] << "x" << s[1] << "x" << s[2];
+      EXPECT_NE(pick(s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
     }
   }
 }
