@@ -589,6 +589,26 @@ TEST(TuneBuiltIn, TheH200TableParsesAndNamesTheH200) {
   }
 }
 
+// Every table built in (data/tune/*.json) parses, is named after the device its key names, and,
+// where it claims this build's registry, names only kernels of it.
+TEST(TuneBuiltIn, EveryTableParsesAndNamesItsDevice) {
+  ASSERT_GE(tune::built_in_tables().size(), 2u);  // the H200's and the H100's
+  for (const tune::BuiltInTable& b : tune::built_in_tables()) {
+    SCOPED_TRACE(b.name);
+    const tune::Table t = tune::parse_table(b.text, "built-in " + b.name);
+    EXPECT_EQ(tune::file_name_for(t.key.device), b.name);
+    EXPECT_EQ(t.key.compute_capability, 90);
+    EXPECT_FALSE(t.entries.empty());
+    EXPECT_EQ(t.key.registry_hash.size(), 16u);
+    if (t.key.registry_hash != tune::registry_hash()) continue;
+    for (const tune::Entry& e : t.entries) {
+      const KernelInfo* k = find_kernel(e.kernel);
+      ASSERT_NE(k, nullptr) << e.kernel;
+      EXPECT_TRUE(k->desc.computes(e.key.types)) << e.kernel;
+    }
+  }
+}
+
 TEST(TuneBuiltIn, ConsultedUnderTheShippedRule) {
   const tune::BuiltInTable* h200 = nullptr;
   for (const tune::BuiltInTable& b : tune::built_in_tables()) {
@@ -608,8 +628,12 @@ TEST(TuneBuiltIn, ConsultedUnderTheShippedRule) {
   process = t.key;
   process.device = "NVIDIA H100 80GB HBM3";  // another GPU: its table, if any, not this one
   active = tune::load_tables(process, "");
-  EXPECT_TRUE(active.tables.empty());
-  EXPECT_TRUE(active.notes.empty());
+  for (const tune::Table& other : active.tables) {
+    EXPECT_NE(other.source, "built-in NVIDIA-H200.json");
+  }
+  for (const std::string& note : active.notes) {
+    EXPECT_EQ(note.find("NVIDIA-H200.json"), std::string::npos) << note;
+  }
 }
 
 // --- the lab side ----------------------------------------------------------------------------
