@@ -849,8 +849,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # Rung 24 (small products in one launch): the GPU suite's tests of it (the sweep in every
       # type, one launch, bit-identical splits), verified in every type and layout mix with odd
       # pitches and beta != 0, memcheck and racecheck. small-random: auto by its rules alone
-      # (and SMALL_KERNELS beside it) against cuBLAS on the random shapes of three seeds, in the
-      # types SMALL_TYPES names (bf16 and f32), written to ${TAG}_SMALL_TAG-random-*.json.
+      # (and SMALL_KERNELS beside it) against cuBLAS on the random shapes of the seeds SMALL_SEEDS
+      # names (7, 3 and 11), in the types SMALL_TYPES names (bf16 and f32), written to
+      # ${TAG}_SMALL_TAG-random-*.json.
       run_step small_tests "$TESTBIN/tilegemm_gpu_tests" \
         --gtest_filter='*KernelSweep*/small_*:*SmallProducts*:*SplitKResultsAreBitIdentical*'
       tail -3 "$R/small_tests.log" | tee -a "$summary"
@@ -867,7 +868,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       ;;
     small-random)
       for dt in ${SMALL_TYPES:-bf16 f32}; do
-        for seed in 7 3 11; do
+        for seed in ${SMALL_SEEDS:-7 3 11}; do
           TILEGEMM_TUNE_CACHE=off bench_random "small_${dt}_s$seed" \
             "${SMALL_KERNELS:-auto,small_*}" \
             "$dt" "$seed" "${TAG}_${SMALL_TAG:-small}-random-$dt-s$seed.json"
