@@ -36,15 +36,7 @@ constexpr int kColsPerLane = BN / 32;
 constexpr int KC = 32;                // K per shared-memory round
 constexpr int kMaxK = 256;            // the largest K the family takes (a design bound)
 
-struct ThinArgs {
-  int m, n, k;
-  float alpha, beta;
-  const void* a;
-  std::int64_t a_row, a_k;  // element strides of A along M and along K
-  const void* b;
-  std::int64_t b_k, b_col;  // element strides of B along K and along N
-  void* c;
-  std::int64_t ldc;
+struct ThinArgs : StridedProblem {
   int vec4;  // C's base and ldc allow 4-element accesses at columns that are multiples of 4
 };
 
@@ -102,7 +94,7 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
     for (int e = tid; e < kc * BM; e += kThreads) {
       const int kk = a_k_fast ? e % kc : e / BM;
       const int i = a_k_fast ? e / kc : e % BM;
-      a_s[kk][i] = m0 + i < g.m ? OutC<E>::load1(a + (m0 + i) * g.a_row +
+      a_s[kk][i] = m0 + i < g.m ? OutC<E>::load1(a + (m0 + i) * g.a_m +
                                                  static_cast<std::int64_t>(k0 + kk) * g.a_k)
                                 : 0.0f;
     }
@@ -111,7 +103,7 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
       const int kk = b_k_fast ? e % kc : e / BN;
       const int j = b_k_fast ? e / kc : e % BN;
       b_s[kk][j] = n0 + j < g.n ? OutC<E>::load1(b + static_cast<std::int64_t>(k0 + kk) * g.b_k +
-                                                 (n0 + j) * g.b_col)
+                                                 (n0 + j) * g.b_n)
                                 : 0.0f;
     }
     __syncthreads();
@@ -169,21 +161,7 @@ template <class E, class CT>
 cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const Problem q = views::row_major_c(p);
   ThinArgs g{};
-  g.m = static_cast<int>(q.m);
-  g.n = static_cast<int>(q.n);
-  g.k = static_cast<int>(q.k);
-  g.alpha = q.alpha;
-  g.beta = q.beta;
-  const Strides sa = strides_of(q.a.layout, q.a.ld);
-  const Strides sb = strides_of(q.b.layout, q.b.ld);
-  g.a = q.a.data;
-  g.a_row = sa.row;
-  g.a_k = sa.col;
-  g.b = q.b.data;
-  g.b_k = sb.row;
-  g.b_col = sb.col;
-  g.c = q.c.data;
-  g.ldc = q.c.ld;
+  static_cast<StridedProblem&>(g) = strided_problem(q);
   g.vec4 = views::aligned(q.c, 4 * sizeof(CT));
   thin_k_kernel<E, CT><<<tile_grid(q, BM, BN), kThreads, 0, stream>>>(g);
   return cudaGetLastError();

@@ -45,19 +45,11 @@ constexpr int kPad = 4;           // floats past each stage line (keeps 16-byte 
 // The most partial sums a thread of the last block to arrive adds.
 constexpr std::int64_t kMaxLastSum = 64;
 
-struct SmallArgs {
-  int m, n, k;
-  float alpha, beta;
-  const void* a;
-  std::int64_t a_m, a_k;  // element strides of A along M and along K
-  const void* b;
-  std::int64_t b_k, b_n;  // element strides of B along K and along N
-  void* c;
-  std::int64_t ldc;       // row-major C
+struct SmallArgs : StridedProblem {
   int tiles_n;
-  int k_chunk;            // K per split, a multiple of the stage's K
-  float* partial;         // splits x m x n partial sums (splits > 1)
-  unsigned* counters;     // an arrival counter per tile (splits > 1)
+  int k_chunk;         // K per split, a multiple of the stage's K
+  float* partial;      // splits x m x n partial sums (splits > 1)
+  unsigned* counters;  // an arrival counter per tile (splits > 1)
 };
 
 // Thread t of the block copies element (line0 + j * kStep, pos) of a stage's X x BK operand tile
@@ -270,21 +262,7 @@ template <class E, class CT, int BM, int BN, int BK>
 cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const Problem q = views::row_major_c(p);
   SmallArgs g{};
-  g.m = static_cast<int>(q.m);
-  g.n = static_cast<int>(q.n);
-  g.k = static_cast<int>(q.k);
-  g.alpha = q.alpha;
-  g.beta = q.beta;
-  g.a = q.a.data;
-  const Strides sa = strides_of(q.a.layout, q.a.ld);
-  g.a_m = sa.row;
-  g.a_k = sa.col;
-  g.b = q.b.data;
-  const Strides sb = strides_of(q.b.layout, q.b.ld);
-  g.b_k = sb.row;
-  g.b_n = sb.col;
-  g.c = q.c.data;
-  g.ldc = q.c.ld;
+  static_cast<StridedProblem&>(g) = strided_problem(q);
   const std::int64_t tiles_m = views::ceil_div(q.m, BM);
   const std::int64_t tiles_n = views::ceil_div(q.n, BN);
   g.tiles_n = static_cast<int>(tiles_n);

@@ -48,6 +48,28 @@ inline GemmArgs make_args(const Problem& p) {
                   sc.col};
 }
 
+// A problem with a row-major C as the element-generic CUDA-core families read it (rungs 19 and
+// 24): A and B of any element type by their element strides along (M, K) and (K, N), C by its
+// leading dimension. strided_problem() needs q.c row-major (views::row_major_c).
+struct StridedProblem {
+  int m, n, k;
+  float alpha, beta;
+  const void* a;
+  std::int64_t a_m, a_k;  // element strides of A along M and along K
+  const void* b;
+  std::int64_t b_k, b_n;  // element strides of B along K and along N
+  void* c;
+  std::int64_t ldc;
+};
+
+inline StridedProblem strided_problem(const Problem& q) {
+  const Strides sa = strides_of(q.a.layout, q.a.ld);
+  const Strides sb = strides_of(q.b.layout, q.b.ld);
+  return StridedProblem{static_cast<int>(q.m), static_cast<int>(q.n), static_cast<int>(q.k),
+                        q.alpha, q.beta, q.a.data, sa.row, sa.col, q.b.data, sb.row, sb.col,
+                        q.c.data, q.c.ld};
+}
+
 // The shared host-side views and checks (problem_views.hpp) the kernel files call unqualified.
 using views::ceil_div;
 using views::tile_grid_fits;
