@@ -37,8 +37,6 @@
 namespace tilegemm::kernels {
 namespace {
 
-using stream::Load;
-
 constexpr int kThreads = 256;
 constexpr int kBlocksPerSm = 2;   // the split target: blocks per SM over the whole grid
 constexpr int kPad = 4;           // floats past each stage line (keeps 16-byte reads aligned)
@@ -50,6 +48,36 @@ struct SmallArgs : StridedProblem {
   int k_chunk;         // K per split, a multiple of the stage's K
   float* partial;      // splits x m x n partial sums (splits > 1)
   unsigned* counters;  // an arrival counter per tile (splits > 1)
+};
+
+// One element's storage bits, loaded through the read-only path, and their fp32 value: a stage's
+// loads are kept as bits until they are stored to shared memory, so that nothing waits for them
+// before the stage in flight is multiplied (converting at the load made every load wait at once).
+template <class E>
+struct Raw;
+template <>
+struct Raw<float> {
+  using T = float;
+  __device__ __forceinline__ static T load(const float* p) { return __ldg(p); }
+  __device__ __forceinline__ static float value(T v) { return v; }
+};
+template <>
+struct Raw<__nv_bfloat16> {
+  using T = unsigned short;
+  __device__ __forceinline__ static T load(const __nv_bfloat16* p) {
+    return __ldg(reinterpret_cast<const unsigned short*>(p));
+  }
+  __device__ __forceinline__ static float value(T v) {
+    return __uint_as_float(static_cast<unsigned>(v) << 16);
+  }
+};
+template <>
+struct Raw<__half> {
+  using T = unsigned short;
+  __device__ __forceinline__ static T load(const __half* p) {
+    return __ldg(reinterpret_cast<const unsigned short*>(p));
+  }
+  __device__ __forceinline__ static float value(T v) { return __half2float(__ushort_as_half(v)); }
 };
 
 // Thread t of the block copies element (line0 + j * kStep, pos) of a stage's X x BK operand tile
@@ -102,21 +130,23 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const Sma
   const E* const a = static_cast<const E*>(g.a);
   const E* const b = static_cast<const E*>(g.b);
   // The next stage's elements (ra, rb) and, with DEPTH 2, the one after (ra2, rb2).
-  float ra[CopyA::kLoads], rb[CopyB::kLoads];
-  float ra2[CopyA::kLoads], rb2[CopyB::kLoads];
-  // Stage ks's elements into registers, zero outside the matrix and past this split's K.
-  auto load = [&](int ks, float (&xa)[CopyA::kLoads], float (&xb)[CopyB::kLoads]) {
+  using R = typename Raw<E>::T;
+  R ra[CopyA::kLoads], rb[CopyB::kLoads];
+  R ra2[CopyA::kLoads], rb2[CopyB::kLoads];
+  // Stage ks's elements into registers, zero (all bits clear) outside the matrix and past this
+  // split's K.
+  auto load = [&](int ks, R (&xa)[CopyA::kLoads], R (&xb)[CopyB::kLoads]) {
 #pragma unroll
     for (int j = 0; j < CopyA::kLoads; ++j) {
       const int row = m0 + ca.x(j);
       const int kk = ks + ca.k(j);
-      xa[j] = row < g.m && kk < k_end ? Load<E>::one(a + row * g.a_m + kk * g.a_k) : 0.0f;
+      xa[j] = row < g.m && kk < k_end ? Raw<E>::load(a + row * g.a_m + kk * g.a_k) : R(0);
     }
 #pragma unroll
     for (int j = 0; j < CopyB::kLoads; ++j) {
       const int col = n0 + cb.x(j);
       const int kk = ks + cb.k(j);
-      xb[j] = col < g.n && kk < k_end ? Load<E>::one(b + kk * g.b_k + col * g.b_n) : 0.0f;
+      xb[j] = col < g.n && kk < k_end ? Raw<E>::load(b + kk * g.b_k + col * g.b_n) : R(0);
     }
   };
 
@@ -128,9 +158,13 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const Sma
   for (int ks = k_begin; ks < k_end; ks += BK) {
     // Stage lines are one k each: line k holds the tile's BM values of A (BN of B) at that k.
 #pragma unroll
-    for (int j = 0; j < CopyA::kLoads; ++j) as[buf][ca.k(j) * kLA + ca.x(j)] = ra[j];
+    for (int j = 0; j < CopyA::kLoads; ++j) {
+      as[buf][ca.k(j) * kLA + ca.x(j)] = Raw<E>::value(ra[j]);
+    }
 #pragma unroll
-    for (int j = 0; j < CopyB::kLoads; ++j) bs[buf][cb.k(j) * kLB + cb.x(j)] = rb[j];
+    for (int j = 0; j < CopyB::kLoads; ++j) {
+      bs[buf][cb.k(j) * kLB + cb.x(j)] = Raw<E>::value(rb[j]);
+    }
     __syncthreads();  // the stage is written; with two buffers, one barrier per stage suffices
     // In flight while this stage is multiplied: the next stage (DEPTH 1), or the one after it,
     // the next one having been loaded during the previous stage (DEPTH 2).
