@@ -103,10 +103,9 @@ struct StageCopy {
 /// @tparam E, CT  the A/B and C storage types
 /// @tparam BM, BN block tile; each thread keeps (BM / 16) x (BN / 16) sums
 /// @tparam BK     K of a shared-memory stage
-/// @tparam DEPTH  stages whose loads are in flight while one is multiplied (1 or 2)
 /// @tparam A_K    A is K-contiguous (row-major); else M-contiguous
 /// @tparam B_K    B is K-contiguous (column-major); else N-contiguous
-template <class E, class CT, int BM, int BN, int BK, int DEPTH, bool A_K, bool B_K>
+template <class E, class CT, int BM, int BN, int BK, bool A_K, bool B_K>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const SmallArgs g) {
   constexpr int TM = BM / 16, TN = BN / 16;
   static_assert(TM * TN * 256 == BM * BN && (TM == 2 || TM == 4) && (TN == 2 || TN == 4),
@@ -129,32 +128,30 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const Sma
   const CopyB cb(tid);
   const E* const a = static_cast<const E*>(g.a);
   const E* const b = static_cast<const E*>(g.b);
-  // The next stage's elements (ra, rb) and, with DEPTH 2, the one after (ra2, rb2).
+  // The next stage's elements.
   using R = typename Raw<E>::T;
   R ra[CopyA::kLoads], rb[CopyB::kLoads];
-  R ra2[CopyA::kLoads], rb2[CopyB::kLoads];
   // Stage ks's elements into registers, zero (all bits clear) outside the matrix and past this
   // split's K.
-  auto load = [&](int ks, R (&xa)[CopyA::kLoads], R (&xb)[CopyB::kLoads]) {
+  auto load = [&](int ks) {
 #pragma unroll
     for (int j = 0; j < CopyA::kLoads; ++j) {
       const int row = m0 + ca.x(j);
       const int kk = ks + ca.k(j);
-      xa[j] = row < g.m && kk < k_end ? Raw<E>::load(a + row * g.a_m + kk * g.a_k) : R(0);
+      ra[j] = row < g.m && kk < k_end ? Raw<E>::load(a + row * g.a_m + kk * g.a_k) : R(0);
     }
 #pragma unroll
     for (int j = 0; j < CopyB::kLoads; ++j) {
       const int col = n0 + cb.x(j);
       const int kk = ks + cb.k(j);
-      xb[j] = col < g.n && kk < k_end ? Raw<E>::load(b + kk * g.b_k + col * g.b_n) : R(0);
+      rb[j] = col < g.n && kk < k_end ? Raw<E>::load(b + kk * g.b_k + col * g.b_n) : R(0);
     }
   };
 
   const int ty = tid / 16, tx = tid % 16;  // rows ty TM .. + TM - 1, columns tx TN .. + TN - 1
   float acc[TM][TN] = {};
   int buf = 0;
-  if (k_begin < k_end) load(k_begin, ra, rb);
-  if (DEPTH == 2 && k_begin + BK < k_end) load(k_begin + BK, ra2, rb2);
+  if (k_begin < k_end) load(k_begin);
   for (int ks = k_begin; ks < k_end; ks += BK) {
     // Stage lines are one k each: line k holds the tile's BM values of A (BN of B) at that k.
 #pragma unroll
@@ -166,17 +163,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const Sma
       bs[buf][cb.k(j) * kLB + cb.x(j)] = Raw<E>::value(rb[j]);
     }
     __syncthreads();  // the stage is written; with two buffers, one barrier per stage suffices
-    // In flight while this stage is multiplied: the next stage (DEPTH 1), or the one after it,
-    // the next one having been loaded during the previous stage (DEPTH 2).
-    if constexpr (DEPTH == 1) {
-      if (ks + BK < k_end) load(ks + BK, ra, rb);
-    } else {
-#pragma unroll
-      for (int j = 0; j < CopyA::kLoads; ++j) ra[j] = ra2[j];
-#pragma unroll
-      for (int j = 0; j < CopyB::kLoads; ++j) rb[j] = rb2[j];
-      if (ks + 2 * BK < k_end) load(ks + 2 * BK, ra2, rb2);
-    }
+    if (ks + BK < k_end) load(ks + BK);  // in flight while this stage is multiplied
     const float* const pa = as[buf] + ty * TM;
     const float* const pb = bs[buf] + tx * TN;
 #pragma unroll 8
@@ -298,15 +285,14 @@ bool can_implement_small(const Problem& p) {
 using KernelFn = void (*)(SmallArgs);
 
 // The instantiation for a row-major-C problem's layouts.
-template <class E, class CT, int BM, int BN, int BK, int DEPTH>
+template <class E, class CT, int BM, int BN, int BK>
 KernelFn kernel_for(const Problem& q) {
   return views::dispatch_layouts(q, [](auto a_k, auto b_k) -> KernelFn {
-    return &small_kernel<E, CT, BM, BN, BK, DEPTH, decltype(a_k)::value,
-                         decltype(b_k)::value>;
+    return &small_kernel<E, CT, BM, BN, BK, decltype(a_k)::value, decltype(b_k)::value>;
   });
 }
 
-template <class E, class CT, int BM, int BN, int BK, int DEPTH>
+template <class E, class CT, int BM, int BN, int BK>
 cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const Problem q = views::row_major_c(p);
   SmallArgs g{};
@@ -323,33 +309,32 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
       err != cudaSuccess) {
     return err;
   }
-  const KernelFn kernel = kernel_for<E, CT, BM, BN, BK, DEPTH>(q);
+  const KernelFn kernel = kernel_for<E, CT, BM, BN, BK>(q);
   kernel<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)), kThreads, 0,
            stream>>>(g);
   return cudaGetLastError();
 }
 
-template <int BM, int BN, int BK, int DEPTH>
+template <int BM, int BN, int BK>
 cudaError_t launch_small(const Problem& p, cudaStream_t stream) {
   return with_types(p.types(), [&](auto e, auto ct) {
-    return launch_typed<typename decltype(e)::type, typename decltype(ct)::type, BM, BN, BK,
-                        DEPTH>(p, stream);
+    return launch_typed<typename decltype(e)::type, typename decltype(ct)::type, BM, BN, BK>(
+        p, stream);
   });
 }
 
-template <int BM, int BN, int BK, int DEPTH>
+template <int BM, int BN, int BK>
 const void* device_function_small(const Problem& p) {
   return with_types(p.types(), [&](auto e, auto ct) {
     return kernel_address(kernel_for<typename decltype(e)::type, typename decltype(ct)::type, BM,
-                                     BN, BK, DEPTH>(views::row_major_c(p)));
+                                     BN, BK>(views::row_major_c(p)));
   });
 }
 
-template <int BM, int BN, int BK, int DEPTH>
+template <int BM, int BN, int BK>
 void register_one(Registry& r, const char* why) {
   KernelInfo k;
-  k.name = "small_" + std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK) +
-           (DEPTH == 1 ? "_d1" : "");
+  k.name = "small_" + std::to_string(BM) + "x" + std::to_string(BN) + "x" + std::to_string(BK);
   k.family = "small";
   k.rung = 24;
   k.tile = TileConfig{};
@@ -365,24 +350,21 @@ void register_one(Registry& r, const char* why) {
   k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // element loads: any alignment and pitch
   k.desc.types = every_type_combination();
   k.desc.split_k = true;
-  k.desc.variant = DEPTH == 1 ? "d1" : "";
   k.summary = std::string("small products in one launch: ") + why +
               "; every operand read in place element by element (any type, layout, alignment "
               "and pitch), K split over blocks and added in split order by the last block of "
               "each tile (deterministic), no copy, no tensor map, no second kernel";
   k.can_implement = can_implement_small<BM, BN, BK>;
-  k.launch = launch_small<BM, BN, BK, DEPTH>;
-  k.device_function =
-      device_function_for(k.can_implement, device_function_small<BM, BN, BK, DEPTH>);
+  k.launch = launch_small<BM, BN, BK>;
+  k.device_function = device_function_for(k.can_implement, device_function_small<BM, BN, BK>);
   r.push_back(std::move(k));
 }
 
 }  // namespace
 
 void register_small(Registry& r) {
-  register_one<32, 32, 32, 2>(r, "32x32 tiles, 2x2 sums per thread, stages of 32 k, two loading");
-  register_one<32, 32, 32, 1>(r, "32x32 tiles, 2x2 sums per thread, stages of 32 k, one loading");
-  register_one<64, 64, 32, 2>(r, "64x64 tiles, 4x4 sums per thread, stages of 32 k, two loading");
+  register_one<32, 32, 32>(r, "32x32 tiles, 2x2 sums per thread, stages of 32 k");
+  register_one<64, 64, 32>(r, "64x64 tiles, 4x4 sums per thread, stages of 32 k");
 }
 
 }  // namespace tilegemm::kernels
