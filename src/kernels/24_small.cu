@@ -1,12 +1,12 @@
-// Rung 24: small products in one launch (`small_32x32`, `small_64x64`), in every element type,
-// layout, alignment and pitch, on the CUDA cores.
+// Rung 24: small products in one launch (`small_32x32x32`, `small_64x64x32`), in every element
+// type, layout, alignment and pitch, on the CUDA cores.
 //
 // A product of a few million multiply-adds is done by the GPU in a few microseconds; what its
 // call costs is the host's enqueue and the chain of memory round trips inside the kernel. The
 // tensor-core paths pay for their speed there: an operand no tensor map describes is copied
 // first (a second launch, tensor maps encoded on the host), a long K over few tiles is split into
-// partial tiles that a further kernel adds. Measured, those calls spent 8-15 us on the host where
-// cuBLAS spent 6.5-13 (docs/perf-notes.md, "Rung 24"). Idea: one launch, no workspace copy, no
+// partial tiles that a further kernel adds; measured, those calls spent more time on the host
+// than cuBLAS's (docs/perf-notes.md, "Rung 24"). Idea: one launch, no workspace copy, no
 // tensor map; every operand read in place element by element; K split over blocks so that many
 // SMs take the round trips side by side; the partial sums added in the same launch.
 //  - The problem is oriented to a row-major C (a column-major C computed as C^T = B^T A^T).
