@@ -8,7 +8,7 @@
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
-#        residue residue-random small small-random, and
+#        residue residue-random small small-random host-cost, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -874,6 +874,12 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             "$dt" "$seed" "${TAG}_${SMALL_TAG:-small}-random-$dt-s$seed.json"
         done
       done
+      ;;
+    host-cost)
+      # The host time of one gemm() call beside an empty kernel's launch (tools/host_cost): how
+      # much of a launch-bound call is the launch itself and how much the library's own work.
+      run_step host_cost "${HOST_COST_BIN:-build/tools/host_cost/tilegemm_host_cost}"
+      tee -a "$summary" <"$R/host_cost.log"
       ;;
     residue-random)
       # bf16 auto (rules alone) on the random shapes of three seeds.
