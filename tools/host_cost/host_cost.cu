@@ -2,8 +2,7 @@
 // call's host time decides the race with cuBLAS (docs/perf-notes.md, "Rung 24"); this probe
 // separates the CUDA launch itself (an empty kernel) from the library's own work (validate, the
 // auto choice, the kernel lookup, the launcher's plan and workspace) on a few typical calls.
-// Host microseconds per call, averaged over thousands of calls with a synchronization every 64
-// (so that the launch queue never fills). Needs a GPU: without one it says so and exits 1.
+// Host microseconds per call (the enqueue alone). Needs a GPU: without one it says so and exits 1.
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -16,18 +15,22 @@ namespace {
 
 __global__ void empty_kernel(int) {}
 
+// Host time per call, averaged over `calls` calls in batches of 64 with a synchronization
+// between batches that the clock does not count: the queue never fills, so each call's time is its
+// own enqueue, not the GPU's work behind it.
 template <class F>
 double host_us_per_call(F&& call, int calls) {
   for (int i = 0; i < 200; ++i) call();
   cudaDeviceSynchronize();
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < calls; ++i) {
-    call();
-    if (i % 64 == 63) cudaDeviceSynchronize();
+  double total_us = 0.0;
+  for (int done = 0; done < calls; done += 64) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 64; ++i) call();
+    const auto t1 = std::chrono::steady_clock::now();
+    total_us += std::chrono::duration<double, std::micro>(t1 - t0).count();
+    cudaDeviceSynchronize();
   }
-  const auto t1 = std::chrono::steady_clock::now();
-  cudaDeviceSynchronize();
-  return std::chrono::duration<double, std::micro>(t1 - t0).count() / calls;
+  return total_us / static_cast<double>((calls + 63) / 64 * 64);
 }
 
 struct Case {
