@@ -110,6 +110,21 @@ sanitize_verify() {
     echo "FAIL $log $tool $ab $lay pad $pad" | tee -a "$summary"
 }
 
+# sanitize_bf16_mixes NAME GLOB SHAPE...: memcheck and racecheck of the kernels GLOB names in bf16
+# with pads 1,2,3 and beta 0.5, in three layout mixes, into $R/sanitize_NAME.log; the count of
+# clean runs in the summary.
+sanitize_bf16_mixes() {
+  local name=$1 glob=$2 tool lay
+  shift 2
+  for tool in memcheck racecheck; do
+    for lay in "row col row" "col row col" "row row col"; do
+      sanitize_verify "sanitize_$name.log" "$tool" "$glob" bf16 "$lay" 1,2,3 "$@"
+    done
+  done
+  grep -c "^ok " "$R/sanitize_$name.log" | sed "s/^/sanitize $name runs clean: /" |
+    tee -a "$summary"
+}
+
 # bench_by_layout NAME KERNELS OUT "la lb lc:SHAPE ..."...: a bench of KERNELS (f32, or the dtype
 # BENCH_DTYPE names) on the shapes of each layout mix, logged as step NAME_<layouts> and written to
 # ${TAG}_OUT-<layouts>.json (the caller's environment applies: prefix TILEGEMM_TUNE_CACHE=off for
@@ -828,14 +843,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       verify_matrix residue 'wgmma*_rm' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
         "0 0,0,0;0.5 1,3,2;0 1,1,1;0 3,5,7;0 0,4,0" 1x1x1 7x9x13 5x300x7 33x65x17 65x129x200 \
         16x300x1000 129x65x1537 31x32x7791 257x263x129 1000x37x999
-      for tool in memcheck racecheck; do
-        for lay in "row col row" "col row col" "row row col"; do
-          sanitize_verify sanitize_residue.log "$tool" 'wgmma*_rm' bf16 "$lay" 1,2,3 100x200x300 \
-            33x1000x77 5x70x9
-        done
-      done
-      grep -c "^ok " "$R/sanitize_residue.log" | sed 's/^/sanitize residue runs clean: /' |
-        tee -a "$summary"
+      sanitize_bf16_mixes residue 'wgmma*_rm' 100x200x300 33x1000x77 5x70x9
       RM='wgmma*_rm,wgmma_64x64x64_s13_pad,wgmma_128x64x64_s8_ts_pad,narrow_n8,auto'
       BENCH_DTYPE=bf16 TILEGEMM_TUNE_CACHE=off bench_by_layout residue "$RM" residue-bf16 \
         "col row col:45x7302x1944 22x2501x5639" "row row col:3383x42x6316 10x5235x6931" \
@@ -857,14 +865,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       tail -3 "$R/small_tests.log" | tee -a "$summary"
       verify_matrix small 'small_*' "$EVERY_TYPE" "0 0,0,0;0.5 1,3,2;0 3,5,7" 1x1x1 7x9x13 \
         5x300x7 33x65x2637 65x129x200 300x31x777 129x65x1537 24x28x7791
-      for tool in memcheck racecheck; do
-        for lay in "row col row" "col row col" "row row col"; do
-          sanitize_verify sanitize_small.log "$tool" 'small_*' bf16 "$lay" 1,2,3 100x200x300 \
-            33x40x4077 5x70x9
-        done
-      done
-      grep -c "^ok " "$R/sanitize_small.log" | sed 's/^/sanitize small runs clean: /' |
-        tee -a "$summary"
+      sanitize_bf16_mixes small 'small_*' 100x200x300 33x40x4077 5x70x9
       ;;
     small-random)
       for dt in ${SMALL_TYPES:-bf16 f32}; do
