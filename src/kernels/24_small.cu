@@ -5,8 +5,8 @@
 // call costs is the host's enqueue and the chain of memory round trips inside the kernel. The
 // tensor-core paths pay for their speed there: an operand no tensor map describes is copied
 // first (a second launch, tensor maps encoded on the host), a long K over few tiles is split into
-// partial tiles that a further kernel adds; measured, those calls spent more time on the host
-// than cuBLAS's (docs/perf-notes.md, "Rung 24"). Idea: one launch, no workspace copy, no
+// partial tiles that a further kernel adds; measured, those calls spent as much time on the host
+// as cuBLAS's or more (docs/perf-notes.md, "Rung 24"). Idea: one launch, no workspace copy, no
 // tensor map; every operand read in place element by element; K split over blocks so that many
 // SMs take the round trips side by side; the partial sums added in the same launch.
 //  - The problem is oriented to a row-major C (a column-major C computed as C^T = B^T A^T).
@@ -28,7 +28,6 @@
 #include <cstdint>
 #include <string>
 
-#include "../core/device_runtime.hpp"
 #include "common.cuh"
 #include "families.hpp"
 #include "stream_common.cuh"
@@ -53,31 +52,22 @@ struct SmallArgs : StridedProblem {
 // One element's storage bits, loaded through the read-only path, and their fp32 value: a stage's
 // loads are kept as bits until they are stored to shared memory, so that nothing waits for them
 // before the stage in flight is multiplied (converting at the load made every load wait at once).
+// 16-bit types: the bits as an unsigned short, converted by OutC; fp32: the value itself.
 template <class E>
-struct Raw;
+struct Raw {
+  using T = unsigned short;
+  __device__ __forceinline__ static T load(const E* p) {
+    return __ldg(reinterpret_cast<const unsigned short*>(p));
+  }
+  __device__ __forceinline__ static float value(T v) {
+    return OutC<E>::load1(reinterpret_cast<const E*>(&v));
+  }
+};
 template <>
 struct Raw<float> {
   using T = float;
   __device__ __forceinline__ static T load(const float* p) { return __ldg(p); }
   __device__ __forceinline__ static float value(T v) { return v; }
-};
-template <>
-struct Raw<__nv_bfloat16> {
-  using T = unsigned short;
-  __device__ __forceinline__ static T load(const __nv_bfloat16* p) {
-    return __ldg(reinterpret_cast<const unsigned short*>(p));
-  }
-  __device__ __forceinline__ static float value(T v) {
-    return __uint_as_float(static_cast<unsigned>(v) << 16);
-  }
-};
-template <>
-struct Raw<__half> {
-  using T = unsigned short;
-  __device__ __forceinline__ static T load(const __half* p) {
-    return __ldg(reinterpret_cast<const unsigned short*>(p));
-  }
-  __device__ __forceinline__ static float value(T v) { return __half2float(__ushort_as_half(v)); }
 };
 
 // Thread t of the block copies element (line0 + j * kStep, pos) of a stage's X x BK operand tile
@@ -261,17 +251,14 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const Sma
   }
 }
 
-// K per split: enough splits for kBlocksPerSm blocks per SM over the tiles, none empty, and the
-// last block's sum at most kMaxLastSum partial sums per thread.
+// K per split: stream::plan_split's (about kBlocksPerSm blocks per SM over the tiles, whole stages
+// of bk), with splits of at least ceil(k / cap) so that the last block adds at most kMaxLastSum
+// partial sums per thread.
 stream::Split plan_split(std::int64_t tiles, std::int64_t k, int bk, std::int64_t tile_outputs) {
-  const std::int64_t stages = views::ceil_div(k, bk);
-  std::int64_t s = views::ceil_div(std::int64_t{kBlocksPerSm} * runtime::sm_count(), tiles);
-  s = std::min(s, stages);
-  s = std::min(s, kMaxLastSum / views::ceil_div(tile_outputs, kThreads));
-  s = std::clamp<std::int64_t>(s, 1, 65535);
-  const std::int64_t per = views::ceil_div(stages, s);
-  return stream::Split{static_cast<int>(views::ceil_div(stages, per)),
-                       static_cast<int>(per * bk)};
+  const std::int64_t cap =
+      std::max<std::int64_t>(1, kMaxLastSum / views::ceil_div(tile_outputs, kThreads));
+  return stream::plan_split(tiles, k, bk, std::max<std::int64_t>(bk, views::ceil_div(k, cap)),
+                            kBlocksPerSm);
 }
 
 // The kernel's indices are int (offsets are formed in 64 bits): m, n and k with two stages to

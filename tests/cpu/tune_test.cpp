@@ -565,7 +565,8 @@ TEST_F(TuneCache, WithoutAGpuNothingIsLoaded) {
 
 // --- the table built into the library --------------------------------------------------------
 
-TEST(TuneBuiltIn, TheH200TableParsesAndNamesTheH200) {
+// The H200's table is built in and keyed to the H200 (what every table must hold: below).
+TEST(TuneBuiltIn, TheH200TableNamesTheH200) {
   const tune::BuiltInTable* h200 = nullptr;
   for (const tune::BuiltInTable& b : tune::built_in_tables()) {
     if (b.name == "NVIDIA-H200.json") h200 = &b;
@@ -573,20 +574,7 @@ TEST(TuneBuiltIn, TheH200TableParsesAndNamesTheH200) {
   ASSERT_NE(h200, nullptr) << "data/tune/NVIDIA-H200.json is not built in";
   const tune::Table t = tune::parse_table(h200->text, "built-in NVIDIA-H200.json");
   EXPECT_EQ(t.key.device, "NVIDIA H200");
-  EXPECT_EQ(t.key.compute_capability, 90);
   EXPECT_EQ(t.key.sm_count, 132);
-  EXPECT_EQ(tune::file_name_for(t.key.device), h200->name);
-  EXPECT_FALSE(t.key.library_version.empty());
-  EXPECT_EQ(t.key.registry_hash.size(), 16u);
-  // A table that claims this build's registry names only its kernels, each computing the
-  // entry's types.
-  if (t.key.registry_hash == tune::registry_hash()) {
-    for (const tune::Entry& e : t.entries) {
-      const KernelInfo* k = find_kernel(e.kernel);
-      ASSERT_NE(k, nullptr) << e.kernel;
-      EXPECT_TRUE(k->desc.computes(e.key.types)) << e.kernel;
-    }
-  }
 }
 
 // Every table built in (data/tune/*.json) parses, is named after the device its key names, and,
@@ -599,6 +587,7 @@ TEST(TuneBuiltIn, EveryTableParsesAndNamesItsDevice) {
     EXPECT_EQ(tune::file_name_for(t.key.device), b.name);
     EXPECT_EQ(t.key.compute_capability, 90);
     EXPECT_FALSE(t.entries.empty());
+    EXPECT_FALSE(t.key.library_version.empty());
     EXPECT_EQ(t.key.registry_hash.size(), 16u);
     if (t.key.registry_hash != tune::registry_hash()) continue;
     for (const tune::Entry& e : t.entries) {
