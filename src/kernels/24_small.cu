@@ -89,6 +89,19 @@ struct StageCopy {
   __device__ __forceinline__ int k(int j) const { return K_CONTIGUOUS ? pos : line0 + j * kStep; }
 };
 
+// A thread's 2 or 4 consecutive values of a stage line (16-byte aligned): one vector load.
+template <int T>
+__device__ __forceinline__ void read_line(const float* p, float (&v)[T]) {
+  static_assert(T == 2 || T == 4, "2 or 4 values");
+  if constexpr (T == 4) {
+    const float4 f = *reinterpret_cast<const float4*>(p);
+    v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
+  } else {
+    const float2 f = *reinterpret_cast<const float2*>(p);
+    v[0] = f.x, v[1] = f.y;
+  }
+}
+
 /// C = alpha * A B + beta * C for block tile blockIdx.x over split blockIdx.y of K.
 /// @tparam E, CT  the A/B and C storage types
 /// @tparam BM, BN block tile; each thread keeps (BM / 16) x (BN / 16) sums
@@ -159,20 +172,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const Sma
 #pragma unroll 8
     for (int kk = 0; kk < BK; ++kk) {
       float av[TM], bv[TN];
-      if constexpr (TM == 4) {
-        const float4 f = *reinterpret_cast<const float4*>(pa + kk * kLA);
-        av[0] = f.x, av[1] = f.y, av[2] = f.z, av[3] = f.w;
-      } else {
-        const float2 f = *reinterpret_cast<const float2*>(pa + kk * kLA);
-        av[0] = f.x, av[1] = f.y;
-      }
-      if constexpr (TN == 4) {
-        const float4 f = *reinterpret_cast<const float4*>(pb + kk * kLB);
-        bv[0] = f.x, bv[1] = f.y, bv[2] = f.z, bv[3] = f.w;
-      } else {
-        const float2 f = *reinterpret_cast<const float2*>(pb + kk * kLB);
-        bv[0] = f.x, bv[1] = f.y;
-      }
+      read_line(pa + kk * kLA, av);
+      read_line(pb + kk * kLB, bv);
 #pragma unroll
       for (int i = 0; i < TM; ++i) {
 #pragma unroll
