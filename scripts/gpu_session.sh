@@ -8,7 +8,7 @@
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
-#        residue residue-random small small-random host-cost, and
+#        residue residue-random small small-random host-cost thin-k-mma, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -866,6 +866,47 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       verify_matrix small 'small_*' "$EVERY_TYPE" "0 0,0,0;0.5 1,3,2;0 3,5,7" 1x1x1 7x9x13 \
         5x300x7 33x65x2637 65x129x200 300x31x777 129x65x1537 24x28x7791
       sanitize_bf16_mixes small 'small_*' 100x200x300 33x40x4077 5x70x9
+      ;;
+    thin-k-mma)
+      # Rung 25 (thin K for 16-bit operands on mma.sync, any pitch, one launch): the GPU suite's
+      # sweep of it, verified in its four types and five layout mixes with odd pitches and
+      # beta != 0, memcheck and racecheck; then timed beside the paths auto took for thin K
+      # before it (thin_k on the CUDA cores, rung 16's copies under the wgmma tiles, mma.sync's
+      # any-alignment tile) and cuBLAS: a K sweep at three sizes of C with the odd pitches of
+      # column-major operands, a K sweep at 4096^2 with 16-byte pitches beside the aligned wgmma
+      # tiles, and the random shapes' thin-K cases in their own layouts.
+      run_step thin_k_mma_tests "$TESTBIN/tilegemm_gpu_tests" \
+        --gtest_filter='*KernelSweep*/thin_k_mma*:*ThinKMma*'
+      tail -3 "$R/thin_k_mma_tests.log" | tee -a "$summary"
+      run_step thin_k_mma_sass bash -c "cuobjdump -sass '$TG' | awk '/Function :/ {f=\$3} \
+        /HMMA/ {n[f]++} END {for (k in n) print n[k], k}' | grep thin_k_mma"
+      echo "rung-25 kernels with HMMA: $(grep -c . "$R/thin_k_mma_sass.log")" | tee -a "$summary"
+      verify_matrix thin_k_mma 'thin_k_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
+        "0.5 0,0,0;0.5 1,3,2;0 1,1,1;0 3,5,7" 1x1x1 7x9x13 1000x1000x7 777x1025x32 4097x300x33 \
+        65x129x40 130x17x64 863x5519x27 129x255x48 3404x573x16
+      sanitize_bf16_mixes thin_k_mma 'thin_k_mma_*' 100x200x30 333x129x64 5x70x9
+      TKM='thin_k_mma_64x128,thin_k_mma_128x128,thin_k,wgmma_128x256x64_s4_ts_pad,wgmma_128x128x64_s6_ts_pad,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
+      for mn in "2982 6722" "865 1799" "330 3978"; do
+        read -r m n <<<"$mn"
+        run_step "thin_k_mma_pad_${m}x$n" bench --kernels "$TKM" --dtype bf16 --layout-a col \
+          --layout-b col --layout-c col --m "$m" --n "$n" --k 4,8,12,16,20,24,32,40,48,64 \
+          --format json --output "${TAG}_thin-k-mma-pad-bf16-${m}x$n.json"
+      done
+      run_step thin_k_mma_aligned bench --kernels \
+        'thin_k_mma_64x128,thin_k_mma_128x128,thin_k,wgmma_128x256x64_s4_ts,wgmma_128x128x64_s6_ts,auto' \
+        --dtype bf16 --m 4096 --n 4096 --k 8,16,24,32,48,64 --format json \
+        --output "${TAG}_thin-k-mma-aligned-bf16.json"
+      TILEGEMM_TUNE_CACHE=off BENCH_DTYPE=bf16 bench_by_layout thin_k_mma "$TKM" thin-k-mma-shapes \
+        "col col col:2691x131x48 104x6044x12 2982x6722x29 4242x6657x39" \
+        "row row col:902x1781x13 865x1799x20 5817x1111x13 330x3978x31" \
+        "col row col:7155x5417x26 500x947x10" "col col row:35x6945x26" \
+        "row col row:863x5519x27 4002x1483x37 3092x7833x10" "col row row:4200x969x16" \
+        "row col col:501x1842x23 548x7190x30"
+      for seed in 7 3 11; do
+        TILEGEMM_TUNE_CACHE=off bench_random "thin_k_mma_random_s$seed" \
+          'auto,thin_k_mma_64x128,thin_k_mma_128x128' bf16 "$seed" \
+          "${TAG}_thin-k-mma-random-bf16-s$seed.json"
+      done
       ;;
     small-random)
       for dt in ${SMALL_TYPES:-bf16 f32}; do

@@ -544,6 +544,50 @@ TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
   EXPECT_GT(checked, 0) << "no small-product kernel ran";
 }
 
+// Rung 25's thin K on mma.sync: C leaves as 16-byte stores with each row staged at its own shift
+// from a 16-byte boundary, so odd pitches (rows starting at every shift), partial first and last
+// pieces of a row, N past one 128-column tile, K of 1 up to the family's 64, both C layouts and
+// beta != 0 (C read in the same pieces) must all come out right in every type, the padding of C
+// untouched (run_and_check), in one launch.
+TEST(Library, ThinKMmaIsRightAtEveryRowShiftInOneLaunch) {
+  TILEGEMM_REQUIRE_GPU();
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  int checked = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    if (k.family != "thin_k_mma" || !runs_on_current_device(k)) continue;
+    for (GemmTypes types : k.desc.types) {
+      CaseSpec cases[4] = {spec_of(37, 300, 27, 1.0f, 0.0f, types),
+                           spec_of(130, 517, 64, 1.0f, 0.5f, types),
+                           spec_of(129, 255, 1, -1.5f, 0.0f, types),
+                           spec_of(70, 1000, 48, 0.5f, 2.0f, types)};
+      cases[1].la = Layout::kColMajor;
+      cases[1].lb = Layout::kColMajor;
+      cases[2].lc = Layout::kColMajor;
+      cases[3].lb = Layout::kColMajor;
+      cases[3].lc = Layout::kColMajor;
+      const std::int64_t pads[4][3] = {{1, 3, 5}, {2, 1, 3}, {0, 0, 7}, {3, 0, 1}};
+      for (int i = 0; i < 4; ++i) {
+        CaseSpec& spec = cases[i];
+        spec.pad_a = pads[i][0];
+        spec.pad_b = pads[i][1];
+        spec.pad_c = pads[i][2];
+        Testbed tb(spec);
+        ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+        ASSERT_TRUE(k.can_implement(tb.problem()));
+        SCOPED_TRACE(k.name + " " + spec.to_string());
+        const CheckResult r = tb.run_and_check(
+            [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+        EXPECT_TRUE(r.passed) << r.detail;
+        EXPECT_EQ(kernels_enqueued(tb.problem(), k.name, stream), 1);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  EXPECT_GT(checked, 0) << "no rung-25 kernel ran";
+}
+
 // The wave tail of the wgmma kernels: with one tile more than the SMs hold (128-row tiles; two
 // more with 64-row ones; a kernel that swaps A and B sees 67..266 tiles along N) and a K deep
 // enough that splitting pays by split_plan's estimate for every tile, the last wave's tiles are
