@@ -8,7 +8,7 @@
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
-#        residue residue-random small small-random host-cost thin-k-mma, and
+#        residue residue-random small small-random host-cost thin-k-mma ncu-thin-k-mma, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -361,6 +361,10 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       run_step sass bash -c "cuobjdump -sass '$TG' | awk '/Function :/ {f=\$3} /HGMMA/ {n[f]++} \
         END {for (k in n) print n[k], k}' | sort -k2"
       echo "kernels with HGMMA: $(grep -c . "$R/sass.log")" | tee -a "$summary"
+      # Rung 25 runs mma.sync (HMMA), not wgmma.
+      run_step sass_hmma bash -c "cuobjdump -sass '$TG' | awk '/Function :/ {f=\$3} \
+        /HMMA/ {n[f]++} END {for (k in n) print n[k], k}' | grep thin_k_mma"
+      echo "rung-25 kernels with HMMA: $(grep -c . "$R/sass_hmma.log")" | tee -a "$summary"
       ;;
     profile)
       # tilegemm profile (Nsight Compute through the lab): the seeds' kernels and the best of each
@@ -878,14 +882,11 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       run_step thin_k_mma_tests "$TESTBIN/tilegemm_gpu_tests" \
         --gtest_filter='*KernelSweep*/thin_k_mma*:*ThinKMma*'
       tail -3 "$R/thin_k_mma_tests.log" | tee -a "$summary"
-      run_step thin_k_mma_sass bash -c "cuobjdump -sass '$TG' | awk '/Function :/ {f=\$3} \
-        /HMMA/ {n[f]++} END {for (k in n) print n[k], k}' | grep thin_k_mma"
-      echo "rung-25 kernels with HMMA: $(grep -c . "$R/thin_k_mma_sass.log")" | tee -a "$summary"
       verify_matrix thin_k_mma 'thin_k_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
         "0.5 0,0,0;0.5 1,3,2;0 1,1,1;0 3,5,7" 1x1x1 7x9x13 1000x1000x7 777x1025x32 4097x300x33 \
         65x129x40 130x17x64 863x5519x27 129x255x48 3404x573x16
       sanitize_bf16_mixes thin_k_mma 'thin_k_mma_*' 100x200x30 333x129x64 5x70x9
-      TKM='thin_k_mma_64x128,thin_k_mma_128x128,thin_k,wgmma_128x256x64_s4_ts_pad,wgmma_128x128x64_s6_ts_pad,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
+      TKM='thin_k_mma_64x128,thin_k,wgmma_128x256x64_s4_ts_pad,wgmma_128x128x64_s6_ts_pad,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
       for mn in "2982 6722" "865 1799" "330 3978"; do
         read -r m n <<<"$mn"
         run_step "thin_k_mma_pad_${m}x$n" bench --kernels "$TKM" --dtype bf16 --layout-a col \
@@ -893,7 +894,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           --format json --output "${TAG}_thin-k-mma-pad-bf16-${m}x$n.json"
       done
       run_step thin_k_mma_aligned bench --kernels \
-        'thin_k_mma_64x128,thin_k_mma_128x128,thin_k,wgmma_128x256x64_s4_ts,wgmma_128x128x64_s6_ts,auto' \
+        'thin_k_mma_64x128,thin_k,wgmma_128x256x64_s4_ts,wgmma_128x128x64_s6_ts,auto' \
         --dtype bf16 --m 4096 --n 4096 --k 8,16,24,32,48,64 --format json \
         --output "${TAG}_thin-k-mma-aligned-bf16.json"
       TILEGEMM_TUNE_CACHE=off BENCH_DTYPE=bf16 bench_by_layout thin_k_mma "$TKM" thin-k-mma-shapes \
@@ -904,8 +905,22 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "row col col:501x1842x23 548x7190x30"
       for seed in 7 3 11; do
         TILEGEMM_TUNE_CACHE=off bench_random "thin_k_mma_random_s$seed" \
-          'auto,thin_k_mma_64x128,thin_k_mma_128x128' bf16 "$seed" \
+          'auto,thin_k_mma_64x128' bf16 "$seed" \
           "${TAG}_thin-k-mma-random-bf16-s$seed.json"
+      done
+      ;;
+    ncu-thin-k-mma)
+      # Rung 25 beside rung 19 (thin_k) under ncu at 4096^2 x 8 (16-byte pitches) and on the odd
+      # pitches of 2982 x 6722 x 29 (column-major): throughput, memory, warp stalls, occupancy.
+      for kn in thin_k_mma_64x128:thin_k_mma thin_k:thin_k_kernel; do
+        for sl in "4096x4096x8 row" "2982x6722x29 col"; do
+          read -r shape lay <<<"$sl"
+          run_step "ncu_${kn%%:*}_$shape" ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
+            --section WarpStateStats --section LaunchStats --section Occupancy \
+            --section SchedulerStats -k "regex:${kn#*:}" --launch-skip 2 --launch-count 1 \
+            "$TG" bench --kernels "${kn%%:*}" --dtype bf16 --layout-a "$lay" --layout-b "$lay" \
+            --layout-c "$lay" --shape "$shape" --warmup 2 --reps 2 --rounds 1
+        done
       done
       ;;
     small-random)

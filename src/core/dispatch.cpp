@@ -99,6 +99,12 @@ enum class When : std::uint8_t {
   // min(M, N) <= 8 and K >= 256; K >= 128 before rung 23, which beat it below 256 where the long
   // operand has no tensor map (perf-notes.md, "Rung 23")
   kNarrowTo8K256,
+  // Thin K for 16-bit operands that no tensor map reads (the wgmma rules above took the rest):
+  // 8 <= K <= 64, with K <= 16 or under 2^23 elements of C: rung 25's one launch on mma.sync,
+  // which writes C as 16-byte stores at any pitch. Below K = 8 thin_k (CUDA cores) wrote a large
+  // C faster; above K = 16 on a larger C rung 16's copies under the wgmma tiles did
+  // (perf-notes.md, "Rung 25").
+  kThinKMma,
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   // fp32 on the tensor cores (rung 22, three tf32 products), where set_fp32_math allows them
   // (the default). kF32Tensor: min(M, N) > 32 and M N >= 288 (M + N), or M N >= 128 (M + N)
@@ -239,7 +245,9 @@ constexpr Rule kSimtRules[] = {
 // "Rung 16's copies under rung 18's tile"). Ahead of them, where M or N is at most 4, or at most 8
 // with K >= 256, rung 21's narrow products on the CUDA cores: one pass over the wide
 // operand instead of a copy and a 64-row tile of zeros (perf-notes.md, rung 21); with 16-byte
-// operands rung 18's tile, above, stays faster. Between those and the copies, for M or N up to
+// operands rung 18's tile, above, stays faster. Then thin K (8 <= K <= 64; K <= 16 or under
+// 2^23 elements of C) on rung 25's one launch on mma.sync (kThinKMma). Between those and the
+// copies, for M or N up to
 // 64 (128 on a long operand of 16 MiB or more) whose long operand no tensor map describes, rung
 // 23, which reads that operand in place through eight residue-class tensor maps (kResidue64,
 // kResidue128; perf-notes.md, rung 23). Rung 20's realigning producer, once ahead of the
@@ -263,6 +271,7 @@ constexpr Rule kTensorRules[] = {
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, true, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kNarrowTo8K256, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
+    {When::kThinKMma, BNeeds::kAny, "thin_k_mma", 64, 128, 0, false, ""},
     {When::kResidue64, BNeeds::kAny, "wgmma_residue", 64, 64, 0, true, ""},
     {When::kResidue128, BNeeds::kAny, "wgmma_residue", 64, 128, 0, true, ""},
     {When::kThinK15, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
@@ -401,6 +410,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) <= 4;
     case When::kNarrowTo8K256:
       return std::min(p.m, p.n) <= 8 && p.k >= 256;
+    case When::kThinKMma:
+      return p.k >= 8 && p.k <= 64 && (p.k <= 16 || p.m * p.n < (std::int64_t{1} << 23));
     case When::kFewTiles64MLeN:
       return 2 * tiles(p, 64, 64) <= sms && p.m <= p.n;
     case When::kF32Tensor: {

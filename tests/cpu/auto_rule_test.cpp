@@ -443,32 +443,37 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(chosen_typed(1001, t), "wgmma_128x64x64_s8_ts_pad");
     EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");
     {
-      // K < 128: the copies pay from K = 16 and 2^23 multiply-adds (thin K against a large C),
-      // not below that (mma.sync's any-alignment instance); a K under 16 takes thin_k at any
-      // size of C.
+      // K < 128: the copies pay from K = 16 and 2^23 multiply-adds, except that rung 25 takes
+      // 8 <= K <= 16 at any size of C and 16 < K <= 64 under 2^23 elements of C; a K under 8
+      // takes thin_k.
       EXPECT_EQ(pick(1001, 1001, 255), "wgmma_128x64x64_s8_ts_pad");
       EXPECT_EQ(pick(2982, 6722, 29), "wgmma_128x256x64_s4_ts_pad");
-      EXPECT_EQ(pick(2982, 6722, 16), "wgmma_128x256x64_s4_ts_pad");
-      EXPECT_EQ(pick(2982, 6722, 15), "thin_k");
-      // 154 tiles of 128x256 (two waves, the second 17% busy): the 128x128 tile on the copies
-      EXPECT_EQ(pick(863, 5519, 27), "wgmma_128x128x64_s6_ts_pad");
+      EXPECT_EQ(pick(2982, 6722, 16), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(2982, 6722, 8), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(2982, 6722, 7), "thin_k");
+      EXPECT_EQ(pick(2048, 4096, 17), "wgmma_128x256x64_s4_ts_pad");  // 2^23 elements of C
+      EXPECT_EQ(pick(2047, 4096, 17), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(863, 5519, 27), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(863, 5519, 65), "wgmma_128x128x64_s6_ts_pad");
       EXPECT_EQ(pick(1370, 2520, 6), "thin_k");
-      // 6.3e6 multiply-adds: mma.sync
-      EXPECT_EQ(pick(35, 6945, 26), "mma_sync_128x128x32_w64x64_s4_anyalign");
+      // 6.3e6 multiply-adds, once mma.sync's
+      EXPECT_EQ(pick(35, 6945, 26), "thin_k_mma_64x128");
       // Small M or N with a long K: rung 18's tile on the copies (rung 20's realigning producer,
       // once chosen from K = 5000, lost that class to the one-launch copies).
       EXPECT_EQ(pick(29, 9, 7054), "wgmma_64x64x64_s13_pad");
       EXPECT_EQ(pick(29, 9, 4999), "wgmma_64x64x64_s13_pad");
       // From K = 128 the copies pay on a small problem too (one past rung 24's: more 32x32 tiles
-      // than SMs); 16 <= K < 128 there stays with mma.sync.
+      // than SMs); 8 <= K <= 64 goes to rung 25, past it the copies where they pay.
       EXPECT_EQ(pick(890, 200, 170), "wgmma_64x64x64_s13_pad");
-      EXPECT_EQ(pick(504, 700, 21), "mma_sync_128x128x32_w64x64_s4_anyalign");
+      EXPECT_EQ(pick(504, 700, 21), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(504, 700, 65), "wgmma_128x64x64_s8_ts_pad");
       // Rung 21 for odd leading dimensions: M or N of at most 4 at any K, of at most 8 from
-      // K = 256; a shorter K keeps mma.sync, 9 columns or more the copies.
+      // K = 256; a shorter K takes rung 25 up to K = 64 (mma.sync before it), 9 columns or
+      // more the copies.
       EXPECT_EQ(pick(2394, 3, 4182), "narrow_n4");
       EXPECT_EQ(pick(4, 14400, 2), "narrow_n4");
       EXPECT_EQ(pick(2222, 5, 1091), "narrow_n8");
-      EXPECT_EQ(pick(11300, 8, 63), "mma_sync_128x128x32_w64x64_s4_anyalign");
+      EXPECT_EQ(pick(11300, 8, 63), "thin_k_mma_64x128");
       // Rung 23 (residue-class tensor maps): M or N up to 64 whose long operand has no tensor
       // map, with the short one described (one launch) or the long one 1 MiB or more; both
       // without maps on a smaller long operand keep the copies (29 x 9 x 7054 above); a short

@@ -50,65 +50,106 @@ struct Shape {
   static constexpr int kSliceBytes = (BM + BN) * kLine * 2;
   static constexpr int kStageBytes = BM * kStageLine * 4;
   static constexpr int kSmemBytes = kSliceBytes > kStageBytes ? kSliceBytes : kStageBytes;
-  static constexpr int kMinBlocks = BM == 128 ? 2 : 3;
+  static constexpr int kMinBlocks = BM == 128 ? 2 : 4;
 };
 
 // One operand's X x K slice (X = BM rows of A, or BN columns of B), into s[x * kLine + k] as
-// 16-bit bits, zero past K up to kp and past `rows` (the rows left in the problem): element
-// (x, k) of the operand is at base[x * sx + k * sk]. Consecutive lanes walk the operand's
-// contiguous dimension; every load of a thread is issued before its stores (fixed trip counts).
-template <int X>
-__device__ __forceinline__ void stage_slice(std::uint16_t* s, const std::uint16_t* base,
-                                            std::int64_t sx, std::int64_t sk, int rows, int k,
-                                            int kp, int warp, int lane) {
+// 16-bit bits, zero past K up to KP = 16 KS and past `rows` (the rows left in the problem):
+// element (x, k) of the operand is at base[x * sx + k * sk]. Consecutive lanes walk the
+// operand's contiguous dimension; every load of a thread is issued before its stores (fixed trip
+// counts, sized by KS). Offsets from base are 32-bit (can_implement bounds the leading
+// dimensions): 64-bit address arithmetic per load had made the stage instruction-bound.
+template <int X, int KS>
+__device__ __forceinline__ void stage_slice(std::uint16_t* s, const std::uint16_t* base, int sx,
+                                            int sk, int rows, int k, int warp, int lane) {
   constexpr int kWarps = kThreads / 32;
+  constexpr int KP = 16 * KS;
   if (sk == 1) {
-    // K-contiguous: a warp per line, lanes along k (two passes of 32 cover 64).
+    // K-contiguous: a warp per line, lanes along k (two passes of 32 from KP = 48).
     constexpr int kLinesPerWarp = X / kWarps;
-    std::uint16_t v[kLinesPerWarp][2];
+    constexpr int kHalves = KP > 32 ? 2 : 1;
+    std::uint16_t v[kLinesPerWarp][kHalves];
 #pragma unroll
     for (int i = 0; i < kLinesPerWarp; ++i) {
       const int x = warp + kWarps * i;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
+      for (int h = 0; h < kHalves; ++h) {
         const int kk = lane + 32 * h;
-        v[i][h] = x < rows && kk < k ? __ldg(base + x * sx + kk) : std::uint16_t{0};
+        v[i][h] = x < rows && kk < k ? __ldg(base + (x * sx + kk)) : std::uint16_t{0};
       }
     }
 #pragma unroll
     for (int i = 0; i < kLinesPerWarp; ++i) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
+      for (int h = 0; h < kHalves; ++h) {
         const int kk = lane + 32 * h;
-        if (kk < kp) s[(warp + kWarps * i) * kLine + kk] = v[i][h];
+        if (kk < KP) s[(warp + kWarps * i) * kLine + kk] = v[i][h];
       }
     }
   } else {
-    // X-contiguous: a warp per k, lanes along x.
+    // X-contiguous: a warp per pair of k (KS pairs per warp cover KP), lanes along x; each pair
+    // is one 32-bit shared store.
     constexpr int kPerLane = X / 32;
-    constexpr int kKPerWarp = kMaxK / kWarps;
-    std::uint16_t v[kKPerWarp][kPerLane];
+    std::uint32_t v[KS][kPerLane];
 #pragma unroll
-    for (int j = 0; j < kKPerWarp; ++j) {
-      const int kk = warp + kWarps * j;
+    for (int j = 0; j < KS; ++j) {
+      const int kk = 2 * (warp + kWarps * j);
 #pragma unroll
       for (int i = 0; i < kPerLane; ++i) {
         const int x = lane + 32 * i;
-        v[j][i] = x < rows && kk < k ? __ldg(base + x * sx + kk * sk) : std::uint16_t{0};
+        const int off = x * sx + kk * sk;
+        const std::uint32_t lo = x < rows && kk < k ? __ldg(base + off) : 0u;
+        const std::uint32_t hi = x < rows && kk + 1 < k ? __ldg(base + (off + sk)) : 0u;
+        v[j][i] = lo | (hi << 16);
       }
     }
 #pragma unroll
-    for (int j = 0; j < kKPerWarp; ++j) {
-      const int kk = warp + kWarps * j;
-      if (kk >= kp) continue;
+    for (int j = 0; j < KS; ++j) {
 #pragma unroll
-      for (int i = 0; i < kPerLane; ++i) s[(lane + 32 * i) * kLine + kk] = v[j][i];
+      for (int i = 0; i < kPerLane; ++i) {
+        *reinterpret_cast<std::uint32_t*>(s + (lane + 32 * i) * kLine + 2 * (warp + kWarps * j)) =
+            v[j][i];
+      }
     }
   }
 }
 
-// The chunk of C one 16-byte store writes, read from a staged row: kEpc fp32 values at a
-// 16-byte aligned place in shared memory, alpha already applied; beta * C added when beta != 0.
+// How many elements p lies past a 16-byte boundary.
+template <class CT>
+__device__ __forceinline__ int shift_of(const CT* p) {
+  return static_cast<int>(reinterpret_cast<std::uintptr_t>(p) % 16) /
+         static_cast<int>(sizeof(CT));
+}
+
+// Word i of a 16-byte value (i known at compile time after unrolling).
+__device__ __forceinline__ std::uint32_t word_of(const uint4& v, int i) {
+  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+// A 16-bit C element from and to its bits (round to nearest even).
+template <class CT>
+struct Bits16;
+template <>
+struct Bits16<__nv_bfloat16> {
+  __device__ __forceinline__ static float to_float(std::uint32_t b) {
+    return __bfloat162float(__ushort_as_bfloat16(static_cast<unsigned short>(b)));
+  }
+  __device__ __forceinline__ static std::uint32_t from_float(float v) {
+    return __bfloat16_as_ushort(__float2bfloat16_rn(v));
+  }
+};
+template <>
+struct Bits16<__half> {
+  __device__ __forceinline__ static float to_float(std::uint32_t b) {
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(b)));
+  }
+  __device__ __forceinline__ static std::uint32_t from_float(float v) {
+    return __half_as_ushort(__float2half_rn(v));
+  }
+};
+
+// beta != 0: the 16 bytes of C at p, alpha * acc read from a 16-byte aligned run of kEpc staged
+// fp32 values, plus beta times C as it was, rounded once to C's type.
 template <class CT>
 struct Chunk {
   static constexpr int kEpc = 16 / static_cast<int>(sizeof(CT));
@@ -122,41 +163,176 @@ struct Chunk {
       v[i + 2] = f.z;
       v[i + 3] = f.w;
     }
-    if (beta != 0.0f) {
-      const uint4 old_bits = *reinterpret_cast<const uint4*>(p);
-      const CT* old = reinterpret_cast<const CT*>(&old_bits);
+    const uint4 old_bits = *reinterpret_cast<const uint4*>(p);
+    std::uint32_t w[4];
 #pragma unroll
-      for (int i = 0; i < kEpc; ++i) v[i] = fmaf(beta, OutC<CT>::load1(old + i), v[i]);
+    for (int i = 0; i < 4; ++i) {
+      const std::uint32_t ow = word_of(old_bits, i);
+      if constexpr (sizeof(CT) == 2) {
+        const float lo = fmaf(beta, Bits16<CT>::to_float(ow & 0xffffu), v[2 * i]);
+        const float hi = fmaf(beta, Bits16<CT>::to_float(ow >> 16), v[2 * i + 1]);
+        w[i] = Bits16<CT>::from_float(lo) | (Bits16<CT>::from_float(hi) << 16);
+      } else {
+        w[i] = __float_as_uint(fmaf(beta, __uint_as_float(ow), v[i]));
+      }
     }
-    CT packed[kEpc];
-#pragma unroll
-    for (int i = 0; i < kEpc; i += 2) OutC<CT>::store2(packed + i, v[i], v[i + 1]);
-    *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(packed);
+    *reinterpret_cast<uint4*>(p) = make_uint4(w[0], w[1], w[2], w[3]);
   }
 };
 
+// beta = 0: the tile is staged in C's type, row r shifted by its own offset s(r) (in elements)
+// from a 16-byte boundary of C, column j at j + s(r), so that each 16 bytes of C is a 16-byte
+// aligned chunk of the staged row (rows of BN + 16 / sizeof(CT) elements: room for the shift,
+// and the element pairs of 8 rows land in different banks). An element pair goes in as one
+// shared store where the shift keeps it aligned, else as two. A warp takes rows warp, warp + 8,
+// ...; lane q (and q + 32 for fp32 C) writes piece q of the row, columns q kEpc - s .. + kEpc - 1,
+// as one 16-byte store; the pieces the tile's edges cut (the first and last of a shifted row,
+// columns past N) element by element.
+template <class CT, int BM, class Acc>
+__device__ __forceinline__ void store_tile(const Acc& acc, unsigned char* smem, CT* c,
+                                           const StridedProblem& g, int m0, int n0, int warp,
+                                           int lane) {
+  using S = Shape<BM>;
+  constexpr int kEpc = 16 / static_cast<int>(sizeof(CT));
+  constexpr int kRowBytes = BN * static_cast<int>(sizeof(CT)) + 16;
+  constexpr int kPieces = BN / kEpc + 1;
+  const auto shift = [&](int row) {
+    return shift_of(c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0);
+  };
+  const int wm = warp / kWarpsN;
+  const int wn = warp % kWarpsN;
+#pragma unroll
+  for (int i = 0; i < S::kMf; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = S::kWarpM * wm + 16 * i + 8 * h + lane / 4;
+      const int sh = shift(row);
+      CT* const line = reinterpret_cast<CT*>(smem + row * kRowBytes) + sh;
+#pragma unroll
+      for (int j = 0; j < S::kNf; ++j) {
+        const int col = 32 * wn + 8 * j + 2 * (lane % 4);
+        const float x = g.alpha * acc[i][j][2 * h];
+        const float y = g.alpha * acc[i][j][2 * h + 1];
+        if (sh % 2 == 0) {
+          OutC<CT>::store2(line + col, x, y);
+        } else {
+          OutC<CT>::store1(line + col, x);
+          OutC<CT>::store1(line + col + 1, y);
+        }
+      }
+    }
+  }
+  __syncthreads();
+
+  const int cols = min(BN, g.n - n0);
+  const int rows = min(BM, g.m - m0);
+  CT* c_row = c + static_cast<std::int64_t>(m0 + warp) * g.ldc + n0;
+  const std::int64_t row_step = static_cast<std::int64_t>(kThreads / 32) * g.ldc;
+  for (int row = warp; row < rows; row += kThreads / 32, c_row += row_step) {
+    const int sh = shift_of(c_row);
+#pragma unroll
+    for (int q = lane; q < kPieces; q += 32) {
+      const int first = q * kEpc - sh;  // the piece's first column (may be negative)
+      if (first >= cols) continue;
+      const uint4 v = *reinterpret_cast<const uint4*>(smem + row * kRowBytes + 16 * q);
+      if (first >= 0 && first + kEpc <= cols) {
+        *reinterpret_cast<uint4*>(c_row + first) = v;
+        continue;
+      }
+#pragma unroll
+      for (int e = 0; e < kEpc; ++e) {
+        const int col = first + e;
+        if (col < 0 || col >= cols) continue;
+        const std::uint32_t word = word_of(v, e * static_cast<int>(sizeof(CT)) / 4);
+        if constexpr (sizeof(CT) == 2) {
+          *reinterpret_cast<std::uint16_t*>(c_row + col) =
+              static_cast<std::uint16_t>(word >> (16 * (e % 2)));
+        } else {
+          *reinterpret_cast<std::uint32_t*>(c_row + col) = word;
+        }
+      }
+    }
+  }
+}
+
+// beta != 0: alpha * acc staged in fp32, so that beta * C is added before the one rounding to
+// C's type. Row r is staged shifted by its own offset s(r) from a 16-byte boundary of C, column j
+// at j + s(r), so that each 16 bytes of C is a 16-byte aligned run of the staged row; a warp takes
+// rows warp, warp + 8, ..., its lanes consecutive pieces, each read from C, added and written
+// back as one 16-byte access (the cut pieces element by element).
+template <class CT, int BM, class Acc>
+__device__ __forceinline__ void store_tile_beta(const Acc& acc, float* stage, CT* c,
+                                                const StridedProblem& g, int m0, int n0,
+                                                int warp, int lane) {
+  using S = Shape<BM>;
+  constexpr int kEpc = Chunk<CT>::kEpc;
+  const auto shift = [&](int row) {
+    return shift_of(c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0);
+  };
+  const int wm = warp / kWarpsN;
+  const int wn = warp % kWarpsN;
+#pragma unroll
+  for (int i = 0; i < S::kMf; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = S::kWarpM * wm + 16 * i + 8 * h + lane / 4;
+      float* const line = stage + row * kStageLine + shift(row);
+#pragma unroll
+      for (int j = 0; j < S::kNf; ++j) {
+        const int col = 32 * wn + 8 * j + 2 * (lane % 4);
+        line[col] = g.alpha * acc[i][j][2 * h];
+        line[col + 1] = g.alpha * acc[i][j][2 * h + 1];
+      }
+    }
+  }
+  __syncthreads();
+
+  constexpr int kPieces = BN / kEpc + 1;
+  const int cols = min(BN, g.n - n0);
+  const int rows = min(BM, g.m - m0);
+  CT* c_row = c + static_cast<std::int64_t>(m0 + warp) * g.ldc + n0;
+  const std::int64_t row_step = static_cast<std::int64_t>(kThreads / 32) * g.ldc;
+  for (int row = warp; row < rows; row += kThreads / 32, c_row += row_step) {
+    const int s = shift_of(c_row);
+#pragma unroll
+    for (int q = lane; q < kPieces; q += 32) {
+      const int first = q * kEpc - s;  // the piece's first column (may be negative)
+      const float* const staged = stage + row * kStageLine + q * kEpc;
+      if (first >= 0 && first + kEpc <= cols) {
+        Chunk<CT>::store(c_row + first, staged, g.beta);
+        continue;
+      }
+#pragma unroll
+      for (int e = 0; e < kEpc; ++e) {
+        const int col = first + e;
+        if (col < 0 || col >= cols) continue;
+        OutC<CT>::store1(c_row + col, fmaf(g.beta, OutC<CT>::load1(c_row + col), staged[e]));
+      }
+    }
+  }
+}
+
 // Block (blockIdx.y, blockIdx.x) writes C rows BM blockIdx.y .. + BM - 1, columns 128
 // blockIdx.x .. + 127. Warp (wm, wn) computes rows kWarpM wm .., columns 32 wn .. of the tile.
-template <class Op, class E, class CT, int BM>
+template <class Op, class E, class CT, int BM, int KS>
 __global__ void __launch_bounds__(kThreads, Shape<BM>::kMinBlocks)
     thin_k_mma_kernel(const StridedProblem g) {
   using S = Shape<BM>;
   extern __shared__ __align__(16) unsigned char smem[];
   std::uint16_t* const a_s = reinterpret_cast<std::uint16_t*>(smem);
   std::uint16_t* const b_s = a_s + BM * kLine;
-  float* const stage = reinterpret_cast<float*>(smem);  // after the mma: the C tile
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const int lane = tid % 32;
   const int m0 = static_cast<int>(blockIdx.y) * BM;
   const int n0 = static_cast<int>(blockIdx.x) * BN;
-  const int ksteps = (g.k + 15) / 16;
-  const int kp = 16 * ksteps;
 
   const std::uint16_t* const a = static_cast<const std::uint16_t*>(g.a);
   const std::uint16_t* const b = static_cast<const std::uint16_t*>(g.b);
-  stage_slice<BM>(a_s, a + m0 * g.a_m, g.a_m, g.a_k, g.m - m0, g.k, kp, warp, lane);
-  stage_slice<BN>(b_s, b + n0 * g.b_n, g.b_n, g.b_k, g.n - n0, g.k, kp, warp, lane);
+  stage_slice<BM, KS>(a_s, a + m0 * g.a_m, static_cast<int>(g.a_m), static_cast<int>(g.a_k),
+                      g.m - m0, g.k, warp, lane);
+  stage_slice<BN, KS>(b_s, b + n0 * g.b_n, static_cast<int>(g.b_n), static_cast<int>(g.b_k),
+                      g.n - n0, g.k, warp, lane);
   __syncthreads();
 
   const int wm = warp / kWarpsN;
@@ -169,8 +345,7 @@ __global__ void __launch_bounds__(kThreads, Shape<BM>::kMinBlocks)
   const std::uint32_t b_base =
       smem_addr(b_s + (32 * wn + 8 * (lane / 16) + lane % 8) * kLine + 8 * ((lane / 8) % 2));
 #pragma unroll
-  for (int ks = 0; ks < kMaxK / 16; ++ks) {
-    if (ks >= ksteps) break;
+  for (int ks = 0; ks < KS; ++ks) {
     std::uint32_t af[S::kMf][4];
     std::uint32_t bf[S::kNf / 2][4];
 #pragma unroll
@@ -187,58 +362,12 @@ __global__ void __launch_bounds__(kThreads, Shape<BM>::kMinBlocks)
     }
   }
 
-  // Row r of the tile starts `shift(r)` elements past a 16-byte boundary of C; its staged row
-  // holds column j at j + shift(r), so each 16 bytes of C is 16-byte aligned in shared memory.
-  constexpr int kEpc = Chunk<CT>::kEpc;
-  CT* const c = static_cast<CT*>(g.c);
-  const auto shift = [&](int row) {
-    const auto addr = reinterpret_cast<std::uintptr_t>(c + static_cast<std::int64_t>(m0 + row) *
-                                                               g.ldc + n0);
-    return static_cast<int>(addr % 16) / static_cast<int>(sizeof(CT));
-  };
   __syncthreads();  // the slices are read
-  const int g4 = lane / 4;
-  const int t4 = lane % 4;
-#pragma unroll
-  for (int i = 0; i < S::kMf; ++i) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = S::kWarpM * wm + 16 * i + 8 * h + g4;
-      float* const line = stage + row * kStageLine + shift(row);
-#pragma unroll
-      for (int j = 0; j < S::kNf; ++j) {
-        const int col = 32 * wn + 8 * j + 2 * t4;
-        line[col] = g.alpha * acc[i][j][2 * h];
-        line[col + 1] = g.alpha * acc[i][j][2 * h + 1];
-      }
-    }
-  }
-  __syncthreads();
-
-  // Each row as pieces of 16 bytes of C: piece q holds the columns q kEpc - shift .. + kEpc - 1;
-  // consecutive threads take consecutive pieces of a row, then the next row.
-  constexpr int kPieces = BN / kEpc + 1;
-  const int cols = min(BN, g.n - n0);
-  const int rows = min(BM, g.m - m0);
-  for (int item = tid; item < rows * kPieces; item += kThreads) {
-    const int row = item / kPieces;
-    const int q = item % kPieces;
-    const int s = shift(row);
-    const int first = q * kEpc - s;  // the piece's first column (may be negative)
-    if (first >= cols) continue;
-    CT* const c_row = c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0;
-    const float* const staged = stage + row * kStageLine + q * kEpc;
-    if (first >= 0 && first + kEpc <= cols) {
-      Chunk<CT>::store(c_row + first, staged, g.beta);
-      continue;
-    }
-    for (int e = 0; e < kEpc; ++e) {
-      const int col = first + e;
-      if (col < 0 || col >= cols) continue;
-      float v = staged[e];
-      if (g.beta != 0.0f) v = fmaf(g.beta, OutC<CT>::load1(c_row + col), v);
-      OutC<CT>::store1(c_row + col, v);
-    }
+  CT* const c = static_cast<CT*>(g.c);
+  if (g.beta == 0.0f) {
+    store_tile<CT, BM>(acc, smem, c, g, m0, n0, warp, lane);
+  } else {
+    store_tile_beta<CT, BM>(acc, reinterpret_cast<float*>(smem), c, g, m0, n0, warp, lane);
   }
 }
 
@@ -253,10 +382,14 @@ struct OpOf<__half> {
   using type = F16Op;
 };
 
+// K up to 64, and leading dimensions of A and B under 2^24 elements (a block's slice offsets
+// are 32-bit: at most 128 lines and 64 k of them).
 template <int BM>
 bool can_implement_thin_k_mma(const Problem& p) {
   const Problem q = views::row_major_c(p);
-  return q.k <= kMaxK && views::tile_grid_fits(q, BM, BN);
+  constexpr std::int64_t kMaxLd = std::int64_t{1} << 24;
+  return q.k <= kMaxK && q.a.ld < kMaxLd && q.b.ld < kMaxLd &&
+         views::tile_grid_fits(q, BM, BN);
 }
 
 // An instance's kernel and its shared-memory opt-in word (runtime::opt_in_smem).
@@ -265,21 +398,38 @@ struct KernelRef {
   std::atomic<std::uint64_t>* opted_in;
 };
 
-template <class E, class CT, int BM>
+template <class E, class CT, int BM, int KS>
 KernelRef typed_kernel() {
   static std::atomic<std::uint64_t> opted_in{0};
-  return {kernel_address(&thin_k_mma_kernel<typename OpOf<E>::type, E, CT, BM>), &opted_in};
+  return {kernel_address(&thin_k_mma_kernel<typename OpOf<E>::type, E, CT, BM, KS>), &opted_in};
 }
 
-// The instance for the problem's 16-bit A/B type and C type.
+// The instance for the problem's K steps (K rounded up to 16: 1..4).
+template <class E, class CT, int BM>
+KernelRef kernel_for_k(std::int64_t k) {
+  switch ((k + 15) / 16) {
+    case 0:
+    case 1:
+      return typed_kernel<E, CT, BM, 1>();
+    case 2:
+      return typed_kernel<E, CT, BM, 2>();
+    case 3:
+      return typed_kernel<E, CT, BM, 3>();
+    default:
+      return typed_kernel<E, CT, BM, 4>();
+  }
+}
+
+// The instance for the problem's 16-bit A/B type, C type and K.
 template <int BM>
 KernelRef kernel_for(const Problem& p) {
   const GemmTypes t = p.types();
   if (t.ab == DType::kBF16) {
-    return t.c == DType::kF32 ? typed_kernel<__nv_bfloat16, float, BM>()
-                              : typed_kernel<__nv_bfloat16, __nv_bfloat16, BM>();
+    return t.c == DType::kF32 ? kernel_for_k<__nv_bfloat16, float, BM>(p.k)
+                              : kernel_for_k<__nv_bfloat16, __nv_bfloat16, BM>(p.k);
   }
-  return t.c == DType::kF32 ? typed_kernel<__half, float, BM>() : typed_kernel<__half, __half, BM>();
+  return t.c == DType::kF32 ? kernel_for_k<__half, float, BM>(p.k)
+                            : kernel_for_k<__half, __half, BM>(p.k);
 }
 
 template <int BM>
@@ -337,7 +487,6 @@ void register_instance(Registry& r) {
 
 void register_thin_k_mma(Registry& r) {
   register_instance<64>(r);
-  register_instance<128>(r);
 }
 
 }  // namespace tilegemm::kernels
