@@ -917,7 +917,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           read -r shape lay <<<"$sl"
           run_step "ncu_${kn%%:*}_$shape" ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
             --section WarpStateStats --section LaunchStats --section Occupancy \
-            --section SchedulerStats -k "regex:${kn#*:}" --launch-skip 2 --launch-count 1 \
+            --section SchedulerStats --section SourceCounters -k "regex:${kn#*:}" --launch-skip 2 \
+            --launch-count 1 \
             "$TG" bench --kernels "${kn%%:*}" --dtype bf16 --layout-a "$lay" --layout-b "$lay" \
             --layout-c "$lay" --shape "$shape" --warmup 2 --reps 2 --rounds 1
         done

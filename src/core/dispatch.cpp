@@ -100,9 +100,9 @@ enum class When : std::uint8_t {
   // operand has no tensor map (perf-notes.md, "Rung 23")
   kNarrowTo8K256,
   // Thin K for 16-bit operands that no tensor map reads (the wgmma rules above took the rest):
-  // 8 <= K <= 64, with K <= 16 or under 2^23 elements of C: rung 25's one launch on mma.sync,
-  // which writes C as 16-byte stores at any pitch. Below K = 8 thin_k (CUDA cores) wrote a large
-  // C faster; above K = 16 on a larger C rung 16's copies under the wgmma tiles did
+  // 2 <= K <= 64, with K <= 32 or under 2^23 elements of C: rung 25's one launch on mma.sync,
+  // whose rows of C leave as bulk copies at any pitch. At K = 1 thin_k (CUDA cores) wrote a large
+  // C faster; from K = 40 on a larger C rung 16's copies under the wgmma tiles did
   // (perf-notes.md, "Rung 25").
   kThinKMma,
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
@@ -245,7 +245,7 @@ constexpr Rule kSimtRules[] = {
 // "Rung 16's copies under rung 18's tile"). Ahead of them, where M or N is at most 4, or at most 8
 // with K >= 256, rung 21's narrow products on the CUDA cores: one pass over the wide
 // operand instead of a copy and a 64-row tile of zeros (perf-notes.md, rung 21); with 16-byte
-// operands rung 18's tile, above, stays faster. Then thin K (8 <= K <= 64; K <= 16 or under
+// operands rung 18's tile, above, stays faster. Then thin K (2 <= K <= 64; K <= 32 or under
 // 2^23 elements of C) on rung 25's one launch on mma.sync (kThinKMma). Between those and the
 // copies, for M or N up to
 // 64 (128 on a long operand of 16 MiB or more) whose long operand no tensor map describes, rung
@@ -411,7 +411,7 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kNarrowTo8K256:
       return std::min(p.m, p.n) <= 8 && p.k >= 256;
     case When::kThinKMma:
-      return p.k >= 8 && p.k <= 64 && (p.k <= 16 || p.m * p.n < (std::int64_t{1} << 23));
+      return p.k >= 2 && p.k <= 64 && (p.k <= 32 || p.m * p.n < (std::int64_t{1} << 23));
     case When::kFewTiles64MLeN:
       return 2 * tiles(p, 64, 64) <= sms && p.m <= p.n;
     case When::kF32Tensor: {

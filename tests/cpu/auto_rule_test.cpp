@@ -330,8 +330,9 @@ TEST(AutoRule, SmallAndSkinnyShapes) {
 
 // A matrix-vector product (M or N of 1) goes to the gemv family in every type and layout, a
 // skinny shape just past it (M = 2) does not.
-// Thin K against a large C: the thin_k family (fp32; tensor types up to K = 12, TensorTypesTake-
-// WgmmaOnHopper); a small C or a K past 64 stays with the tile kernels.
+// Thin K against a large C: the thin_k family (fp32; 16-bit types at K = 1, where no tensor map
+// reads them: from K = 2 rung 25, TensorTypesTakeWgmmaOnHopper); a small C or a K past 64 stays
+// with the tile kernels.
 TEST(AutoRule, ThinKShapesTakeThinK) {
   EXPECT_EQ(chosen(3404, 5730, 1), "thin_k");
   EXPECT_EQ(chosen(7155, 5417, 26, Layout::kColMajor, 1), "thin_k");
@@ -339,10 +340,15 @@ TEST(AutoRule, ThinKShapesTakeThinK) {
   EXPECT_NE(chosen(1024, 512, 65), "thin_k");
   EXPECT_NE(chosen(512, 512, 8), "thin_k");  // 2^18 elements of C
   alignas(16) static std::uint16_t buf[64];
-  const KernelInfo* k = select_kernel(
-      Problem::make_typed(7920, 6669, 3, GemmTypes{DType::kBF16, DType::kBF16}, buf, buf, buf), 90);
+  const GemmTypes bf16{DType::kBF16, DType::kBF16};
+  const KernelInfo* k = select_kernel(Problem::make_typed(7920, 6669, 1, bf16, buf, buf, buf), 90);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->name, "thin_k");
+  if (find_kernel("thin_k_mma_64x128") != nullptr) {
+    k = select_kernel(Problem::make_typed(7920, 6669, 3, bf16, buf, buf, buf), 90);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->name, "thin_k_mma_64x128");
+  }
 }
 
 TEST(AutoRule, MatrixVectorShapesTakeGemv) {
@@ -444,18 +450,19 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");
     {
       // K < 128: the copies pay from K = 16 and 2^23 multiply-adds, except that rung 25 takes
-      // 8 <= K <= 16 at any size of C and 16 < K <= 64 under 2^23 elements of C; a K under 8
-      // takes thin_k.
+      // 2 <= K <= 32 at any size of C and 32 < K <= 64 under 2^23 elements of C; K = 1 takes
+      // thin_k.
       EXPECT_EQ(pick(1001, 1001, 255), "wgmma_128x64x64_s8_ts_pad");
-      EXPECT_EQ(pick(2982, 6722, 29), "wgmma_128x256x64_s4_ts_pad");
-      EXPECT_EQ(pick(2982, 6722, 16), "thin_k_mma_64x128");
-      EXPECT_EQ(pick(2982, 6722, 8), "thin_k_mma_64x128");
-      EXPECT_EQ(pick(2982, 6722, 7), "thin_k");
-      EXPECT_EQ(pick(2048, 4096, 17), "wgmma_128x256x64_s4_ts_pad");  // 2^23 elements of C
-      EXPECT_EQ(pick(2047, 4096, 17), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(2982, 6722, 33), "wgmma_128x256x64_s4_ts_pad");
+      EXPECT_EQ(pick(2982, 6722, 32), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(2982, 6722, 2), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(2982, 6722, 1), "thin_k");
+      EXPECT_EQ(pick(2048, 4096, 33), "wgmma_128x256x64_s4_ts_pad");  // 2^23 elements of C
+      EXPECT_EQ(pick(2047, 4096, 33), "thin_k_mma_64x128");
       EXPECT_EQ(pick(863, 5519, 27), "thin_k_mma_64x128");
       EXPECT_EQ(pick(863, 5519, 65), "wgmma_128x128x64_s6_ts_pad");
-      EXPECT_EQ(pick(1370, 2520, 6), "thin_k");
+      EXPECT_EQ(pick(1370, 2520, 6), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(1370, 2520, 1), "thin_k");
       // 6.3e6 multiply-adds, once mma.sync's
       EXPECT_EQ(pick(35, 6945, 26), "thin_k_mma_64x128");
       // Small M or N with a long K: rung 18's tile on the copies (rung 20's realigning producer,

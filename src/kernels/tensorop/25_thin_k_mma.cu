@@ -65,25 +65,30 @@ __device__ __forceinline__ void stage_slice(std::uint16_t* s, const std::uint16_
   constexpr int kWarps = kThreads / 32;
   constexpr int KP = 16 * KS;
   if (sk == 1) {
-    // K-contiguous: a warp per line, lanes along k (two passes of 32 from KP = 48).
-    constexpr int kLinesPerWarp = X / kWarps;
+    // K-contiguous: lanes along k, a warp on kLanesPerLine-lane pieces of 32 / kLanesPerLine
+    // lines at once (two lines of 16 k where KP = 16, else one line in passes of 32 k).
+    constexpr int kLanesPerLine = KP <= 16 ? 16 : 32;
+    constexpr int kLinesAtOnce = 32 / kLanesPerLine;
+    constexpr int kSteps = X / kWarps / kLinesAtOnce;
     constexpr int kHalves = KP > 32 ? 2 : 1;
-    std::uint16_t v[kLinesPerWarp][kHalves];
+    const int kk0 = lane % kLanesPerLine;
+    const int x0 = warp + kWarps * (lane / kLanesPerLine);
+    std::uint16_t v[kSteps][kHalves];
 #pragma unroll
-    for (int i = 0; i < kLinesPerWarp; ++i) {
-      const int x = warp + kWarps * i;
+    for (int i = 0; i < kSteps; ++i) {
+      const int x = x0 + kWarps * kLinesAtOnce * i;
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) {
-        const int kk = lane + 32 * h;
+        const int kk = kk0 + 32 * h;
         v[i][h] = x < rows && kk < k ? __ldg(base + (x * sx + kk)) : std::uint16_t{0};
       }
     }
 #pragma unroll
-    for (int i = 0; i < kLinesPerWarp; ++i) {
+    for (int i = 0; i < kSteps; ++i) {
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) {
-        const int kk = lane + 32 * h;
-        if (kk < KP) s[(warp + kWarps * i) * kLine + kk] = v[i][h];
+        const int kk = kk0 + 32 * h;
+        if (kk < KP) s[(x0 + kWarps * kLinesAtOnce * i) * kLine + kk] = v[i][h];
       }
     }
   } else {
@@ -184,10 +189,11 @@ struct Chunk {
 // from a 16-byte boundary of C, column j at j + s(r), so that each 16 bytes of C is a 16-byte
 // aligned chunk of the staged row (rows of BN + 16 / sizeof(CT) elements: room for the shift,
 // and the element pairs of 8 rows land in different banks). An element pair goes in as one
-// shared store where the shift keeps it aligned, else as two. A warp takes rows warp, warp + 8,
-// ...; lane q (and q + 32 for fp32 C) writes piece q of the row, columns q kEpc - s .. + kEpc - 1,
-// as one 16-byte store; the pieces the tile's edges cut (the first and last of a shifted row,
-// columns past N) element by element.
+// shared store where the shift keeps it aligned, else as two. On sm_90 each row then leaves as a
+// bulk copy of its whole 16-byte pieces and its cut ends element by element (below); before it,
+// a warp takes rows warp, warp + 8, ...; lane q (and q + 32 for fp32 C) writes piece q of the
+// row, columns q kEpc - s .. + kEpc - 1, as one 16-byte store, the pieces the tile's edges cut
+// (the first and last of a shifted row, columns past N) element by element.
 template <class CT, int BM, class Acc>
 __device__ __forceinline__ void store_tile(const Acc& acc, unsigned char* smem, CT* c,
                                            const StridedProblem& g, int m0, int n0, int warp,
@@ -195,7 +201,6 @@ __device__ __forceinline__ void store_tile(const Acc& acc, unsigned char* smem, 
   using S = Shape<BM>;
   constexpr int kEpc = 16 / static_cast<int>(sizeof(CT));
   constexpr int kRowBytes = BN * static_cast<int>(sizeof(CT)) + 16;
-  constexpr int kPieces = BN / kEpc + 1;
   const auto shift = [&](int row) {
     return shift_of(c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0);
   };
@@ -222,10 +227,52 @@ __device__ __forceinline__ void store_tile(const Acc& acc, unsigned char* smem, 
       }
     }
   }
-  __syncthreads();
-
   const int cols = min(BN, g.n - n0);
   const int rows = min(BM, g.m - m0);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // sm_90: each row's 16-byte aligned middle leaves as one bulk copy (the TMA engine reads the
+  // staged row: no loads and stores of it by the threads), issued by one lane per row; the
+  // elements before its first and after its last 16-byte boundary by the warp's lanes.
+  constexpr int kRowsPerWarp = BM / (kThreads / 32);
+  constexpr int kEnds = 2 * (kEpc - 1);  // at most kEpc - 1 elements at each end of a row
+  fence_proxy_async_smem();  // the staging writes, before the bulk copies read them
+  __syncthreads();
+  // The row's head (elements before its first 16-byte boundary) and body (whole 16 bytes).
+  const auto split = [&](int row, CT*& c_row, int& head, int& body) {
+    c_row = c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0;
+    head = min((kEpc - shift_of(c_row)) % kEpc, cols);
+    body = (cols - head) / kEpc * kEpc;
+  };
+  const int first_row = kRowsPerWarp * warp;
+  if (lane < kRowsPerWarp && first_row + lane < rows) {
+    CT* c_row;
+    int head, body;
+    split(first_row + lane, c_row, head, body);
+    if (body > 0) {
+      // the body starts at staged element head + shift: 0, or kEpc where the row is shifted
+      const int staged = head == 0 ? 0 : 16;
+      bulk_store(c_row + head, smem_addr(smem + (first_row + lane) * kRowBytes + staged),
+                 body * static_cast<int>(sizeof(CT)));
+      bulk_commit();
+    }
+  }
+#pragma unroll
+  for (int item = lane; item < kRowsPerWarp * kEnds; item += 32) {
+    const int row = first_row + item / kEnds;
+    const int e = item % kEnds;
+    if (row >= rows) continue;
+    CT* c_row;
+    int head, body;
+    split(row, c_row, head, body);
+    const int col = e < kEpc - 1 ? e : head + body + (e - (kEpc - 1));
+    if (col >= cols || (e < kEpc - 1 && col >= head)) continue;
+    const CT* const line = reinterpret_cast<const CT*>(smem + row * kRowBytes);
+    c_row[col] = line[col + shift_of(c_row)];
+  }
+  if (lane < kRowsPerWarp) bulk_wait_read_all();  // the staged rows outlive the copies' reads
+#else
+  constexpr int kPieces = BN / kEpc + 1;
+  __syncthreads();
   CT* c_row = c + static_cast<std::int64_t>(m0 + warp) * g.ldc + n0;
   const std::int64_t row_step = static_cast<std::int64_t>(kThreads / 32) * g.ldc;
   for (int row = warp; row < rows; row += kThreads / 32, c_row += row_step) {
@@ -253,6 +300,7 @@ __device__ __forceinline__ void store_tile(const Acc& acc, unsigned char* smem, 
       }
     }
   }
+#endif
 }
 
 // beta != 0: alpha * acc staged in fp32, so that beta * C is added before the one rounding to
