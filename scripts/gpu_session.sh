@@ -8,7 +8,8 @@
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
-#        residue residue-random small small-random host-cost thin-k-mma ncu-thin-k-mma, and
+#        residue residue-random small small-random host-cost thin-k-mma ncu-thin-k-mma narrow8-probe
+#        table-random, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -923,6 +924,25 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             --layout-c "$lay" --shape "$shape" --warmup 2 --reps 2 --rounds 1
         done
       done
+      ;;
+    table-random)
+      # auto as a user gets it (the built-in tune table for this GPU consulted before the rules)
+      # on the random shapes of seeds 7, 3 and 11, bf16 and f32, into ${TAG}_TABLE_TAG-random-*.
+      for dt in bf16 f32; do
+        for seed in 7 3 11; do
+          bench_random "table_${dt}_s$seed" auto "$dt" "$seed" \
+            "${TAG}_${TABLE_TAG:-table}-random-$dt-s$seed.json"
+        done
+      done
+      ;;
+    narrow8-probe)
+      # bf16 products with 5..8 columns against a long K and odd pitches (the random seeds' worst
+      # narrow cases): rung 21's narrow_n8 beside rung 23's residue maps, rung 16's copies under
+      # rung 18's tile and mma.sync's any-alignment tile: which path such shapes should take.
+      NP='narrow_n8,wgmma_64x64x64_s11_rm,wgmma_64x64x64_s13_pad,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
+      TILEGEMM_TUNE_CACHE=off BENCH_DTYPE=bf16 bench_by_layout narrow8 "$NP" narrow8-probe \
+        "row row row:2537x8x5058" "col row row:569x7x5669 4338x7x7846 35x5x5919 226x6x6750" \
+        "row col row:6x2834x1188" "col col row:2222x5x1091 5x30x7193" "row row col:6x130x4693"
       ;;
     small-random)
       for dt in ${SMALL_TYPES:-bf16 f32}; do
