@@ -98,7 +98,7 @@ enum class When : std::uint8_t {
   kNarrowTo4,       // min(M, N) <= 4
   // min(M, N) <= 8 and K >= 256; K >= 128 before rung 23, which beat it below 256 where the long
   // operand has no tensor map (perf-notes.md, "Rung 23"), and from K = 4096 on a long operand of
-  // 1 MiB or more (rung 23 where it holds, else the copies: perf-notes.md, "Rung 25")
+  // 4 MiB or more (rung 23 where it holds, else the copies: perf-notes.md, "Rung 25")
   kNarrowTo8K256,
   // Thin K for 16-bit operands that no tensor map reads (the wgmma rules above took the rest):
   // 2 <= K <= 64, with K <= 32 or under 2^23 elements of C: rung 25's one launch on mma.sync,
@@ -244,7 +244,7 @@ constexpr Rule kSimtRules[] = {
 // waves are at least 80% busy or more than four; where rung 18's 64x64 class holds (small M or
 // N) its tile runs on the copies (a few percent faster than the 128x64 tile there: perf-notes.md,
 // "Rung 16's copies under rung 18's tile"). Ahead of them, where M or N is at most 4, or at most 8
-// with K >= 256 (K < 4096 or a long operand under 1 MiB), rung 21's narrow products on the CUDA
+// with K >= 256 (K < 4096 or a long operand under 4 MiB), rung 21's narrow products on the CUDA
 // cores: one pass over the wide
 // operand instead of a copy and a 64-row tile of zeros (perf-notes.md, rung 21); with 16-byte
 // operands rung 18's tile, above, stays faster. Then thin K (2 <= K <= 64; K <= 32 or under
@@ -414,7 +414,7 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       const std::int64_t long_bytes =
           std::max(p.m, p.n) * p.k * static_cast<std::int64_t>(dtype_bytes(p.a.dtype));
       return std::min(p.m, p.n) <= 8 && p.k >= 256 &&
-             (p.k < 4096 || long_bytes < (std::int64_t{1} << 20));
+             (p.k < 4096 || long_bytes < (std::int64_t{4} << 20));
     }
     case When::kThinKMma:
       return p.k >= 2 && p.k <= 64 && (p.k <= 32 || p.m * p.n < (std::int64_t{1} << 23));

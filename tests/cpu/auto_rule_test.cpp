@@ -480,8 +480,10 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(2394, 3, 4182), "narrow_n4");
       EXPECT_EQ(pick(4, 14400, 2), "narrow_n4");
       EXPECT_EQ(pick(2222, 5, 1091), "narrow_n8");
-      // from K = 4096 with a long operand of 1 MiB or more, rung 23 (below) reads it faster
+      // from K = 4096 with a long operand of 4 MiB or more, rung 23 (below) reads it faster
       EXPECT_EQ(pick(35, 5, 5919), "narrow_n8");
+      EXPECT_EQ(pick(226, 6, 6750), "narrow_n8");  // 3 MB
+      EXPECT_EQ(pick(569, 7, 5669), "wgmma_64x64x64_s11_rm");  // 6.4 MB
       EXPECT_EQ(pick(2537, 8, 5058), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(11300, 8, 63), "thin_k_mma_64x128");
       // Rung 23 (residue-class tensor maps): M or N up to 64 whose long operand has no tensor
