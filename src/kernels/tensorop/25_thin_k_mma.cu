@@ -185,6 +185,29 @@ struct Chunk {
   }
 };
 
+// Calls f(row, col, x, y) for each pair of accumulators a thread holds: alpha times C's elements
+// (row, col) and (row, col + 1) of the block tile (mma.sync's m16n8 layout: lane / 4 picks the
+// row within 8, lane % 4 the column pair).
+template <int BM, class Acc, class F>
+__device__ __forceinline__ void for_each_pair(const Acc& acc, float alpha, int warp, int lane,
+                                              F&& f) {
+  using S = Shape<BM>;
+  const int wm = warp / kWarpsN;
+  const int wn = warp % kWarpsN;
+#pragma unroll
+  for (int i = 0; i < S::kMf; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = S::kWarpM * wm + 16 * i + 8 * h + lane / 4;
+#pragma unroll
+      for (int j = 0; j < S::kNf; ++j) {
+        f(row, 32 * wn + 8 * j + 2 * (lane % 4), alpha * acc[i][j][2 * h],
+          alpha * acc[i][j][2 * h + 1]);
+      }
+    }
+  }
+}
+
 // beta = 0: the tile is staged in C's type, row r shifted by its own offset s(r) (in elements)
 // from a 16-byte boundary of C, column j at j + s(r), so that each 16 bytes of C is a 16-byte
 // aligned chunk of the staged row (rows of BN + 16 / sizeof(CT) elements: room for the shift,
@@ -198,35 +221,18 @@ template <class CT, int BM, class Acc>
 __device__ __forceinline__ void store_tile(const Acc& acc, unsigned char* smem, CT* c,
                                            const StridedProblem& g, int m0, int n0, int warp,
                                            int lane) {
-  using S = Shape<BM>;
   constexpr int kEpc = 16 / static_cast<int>(sizeof(CT));
   constexpr int kRowBytes = BN * static_cast<int>(sizeof(CT)) + 16;
-  const auto shift = [&](int row) {
-    return shift_of(c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0);
-  };
-  const int wm = warp / kWarpsN;
-  const int wn = warp % kWarpsN;
-#pragma unroll
-  for (int i = 0; i < S::kMf; ++i) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = S::kWarpM * wm + 16 * i + 8 * h + lane / 4;
-      const int sh = shift(row);
-      CT* const line = reinterpret_cast<CT*>(smem + row * kRowBytes) + sh;
-#pragma unroll
-      for (int j = 0; j < S::kNf; ++j) {
-        const int col = 32 * wn + 8 * j + 2 * (lane % 4);
-        const float x = g.alpha * acc[i][j][2 * h];
-        const float y = g.alpha * acc[i][j][2 * h + 1];
-        if (sh % 2 == 0) {
-          OutC<CT>::store2(line + col, x, y);
-        } else {
-          OutC<CT>::store1(line + col, x);
-          OutC<CT>::store1(line + col + 1, y);
-        }
-      }
+  for_each_pair<BM>(acc, g.alpha, warp, lane, [&](int row, int col, float x, float y) {
+    const int sh = shift_of(c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0);
+    CT* const line = reinterpret_cast<CT*>(smem + row * kRowBytes) + sh;
+    if (sh % 2 == 0) {
+      OutC<CT>::store2(line + col, x, y);
+    } else {
+      OutC<CT>::store1(line + col, x);
+      OutC<CT>::store1(line + col + 1, y);
     }
-  }
+  });
   const int cols = min(BN, g.n - n0);
   const int rows = min(BM, g.m - m0);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -312,27 +318,13 @@ template <class CT, int BM, class Acc>
 __device__ __forceinline__ void store_tile_beta(const Acc& acc, float* stage, CT* c,
                                                 const StridedProblem& g, int m0, int n0,
                                                 int warp, int lane) {
-  using S = Shape<BM>;
   constexpr int kEpc = Chunk<CT>::kEpc;
-  const auto shift = [&](int row) {
-    return shift_of(c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0);
-  };
-  const int wm = warp / kWarpsN;
-  const int wn = warp % kWarpsN;
-#pragma unroll
-  for (int i = 0; i < S::kMf; ++i) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = S::kWarpM * wm + 16 * i + 8 * h + lane / 4;
-      float* const line = stage + row * kStageLine + shift(row);
-#pragma unroll
-      for (int j = 0; j < S::kNf; ++j) {
-        const int col = 32 * wn + 8 * j + 2 * (lane % 4);
-        line[col] = g.alpha * acc[i][j][2 * h];
-        line[col + 1] = g.alpha * acc[i][j][2 * h + 1];
-      }
-    }
-  }
+  for_each_pair<BM>(acc, g.alpha, warp, lane, [&](int row, int col, float x, float y) {
+    float* const line =
+        stage + row * kStageLine + shift_of(c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0);
+    line[col] = x;
+    line[col + 1] = y;
+  });
   __syncthreads();
 
   constexpr int kPieces = BN / kEpc + 1;
