@@ -9,12 +9,16 @@
 //  - A's BM x K and B's K x 128 slices are read element by element through the operands'
 //    strides (any layout, pitch and base; consecutive threads along the contiguous dimension)
 //    into shared memory, K-contiguous, zero past K up to a whole number of 16-k steps.
-//  - mma.sync m16n8k16 (fp32 accumulation) from ldmatrix fragments: at most 4 k-steps.
-//  - The epilogue stages alpha * acc (fp32) in shared memory with each row shifted by its own
-//    offset from a 16-byte boundary of C, so that every row of the tile leaves as 16-byte stores
-//    whatever ldc is: only the first and last piece of a row are written element by element.
-//    beta != 0 reads C the same way; beta = 0 never reads it.
+//  - mma.sync m16n8k16 (fp32 accumulation) from ldmatrix fragments: at most 4 k-steps, one
+//    instance per k-step count so that every loop has a fixed trip count.
+//  - The epilogue stages alpha * acc in C's type with each row shifted by its own offset from a
+//    16-byte boundary of C, so that every 16 bytes of C is a 16-byte aligned run of the staged
+//    row whatever ldc is. On sm_90 each row's aligned middle leaves as one bulk copy (the TMA
+//    engine, no tensor map), before it as 16-byte stores; only the cut ends of a row are written
+//    element by element. beta != 0 stages fp32 and reads C in the same pieces; beta = 0 never
+//    reads it.
 //  - C is made row-major first (a column-major C is computed as its mirror, C^T = B^T A^T).
+// One 64 x 128 instance is registered; the 128 x 128 tile (Shape<128>) measured slower.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
