@@ -311,6 +311,12 @@ bool pitch_16b(const ConstMatrixRef& x) {
                                dtype_bytes(x.dtype)) == 16;
 }
 
+// Bytes of the operand along the longer of M and N (A where M >= N), the one a skinny product
+// streams.
+std::int64_t long_operand_bytes(const Problem& p) {
+  return std::max(p.m, p.n) * p.k * static_cast<std::int64_t>(dtype_bytes(p.a.dtype));
+}
+
 // The long side's operand in the in-kernel split (rung 22's `cs` instances): where that kernel
 // reads it without a copy, given a tensor map (a 16-byte pitch) or its element copies (any
 // pitch) read it. It reads A in either layout and a K-major B; A and B trade roles under a
@@ -399,8 +405,7 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       const bool a_long = p.m >= p.n;
       const bool long_off = !pitch_16b(a_long ? p.a : p.b);
       const bool short_off = !pitch_16b(a_long ? p.b : p.a);
-      const std::int64_t long_bytes =
-          std::max(p.m, p.n) * p.k * static_cast<std::int64_t>(dtype_bytes(p.a.dtype));
+      const std::int64_t long_bytes = long_operand_bytes(p);
       if (when == When::kResidue128) {
         return std::min(p.m, p.n) <= 128 && long_off && long_bytes >= (std::int64_t{16} << 20);
       }
@@ -410,12 +415,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     }
     case When::kNarrowTo4:
       return std::min(p.m, p.n) <= 4;
-    case When::kNarrowTo8K256: {
-      const std::int64_t long_bytes =
-          std::max(p.m, p.n) * p.k * static_cast<std::int64_t>(dtype_bytes(p.a.dtype));
+    case When::kNarrowTo8K256:
       return std::min(p.m, p.n) <= 8 && p.k >= 256 &&
-             (p.k < 4096 || long_bytes < (std::int64_t{4} << 20));
-    }
+             (p.k < 4096 || long_operand_bytes(p) < (std::int64_t{4} << 20));
     case When::kThinKMma:
       return p.k >= 2 && p.k <= 64 && (p.k <= 32 || p.m * p.n < (std::int64_t{1} << 23));
     case When::kFewTiles64MLeN:
@@ -444,7 +446,7 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       constexpr std::int64_t kCopiedBytes = std::int64_t{40} << 20;
       return small >= 48 && small <= 192 && p.k >= 256 &&
              p.m * p.n * p.k >= (std::int64_t{1} << 25) &&
-             large * p.k * static_cast<std::int64_t>(sizeof(float)) <= kCopiedBytes;
+             long_operand_bytes(p) <= kCopiedBytes;
     }
     case When::kF32InKernel64:
       return holds(When::kF32InKernel, p, sms) && in_kernel_64(p, sms);

@@ -18,7 +18,7 @@
 //    element by element. beta != 0 stages fp32 and reads C in the same pieces; beta = 0 never
 //    reads it.
 //  - C is made row-major first (a column-major C is computed as its mirror, C^T = B^T A^T).
-// One 64 x 128 instance is registered; the 128 x 128 tile (Shape<128>) measured slower.
+// One 64 x 128 tile; a 128 x 128 one measured slower (docs/perf-notes.md, "Rung 25").
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -41,21 +41,18 @@ using mma_sync::ldsm_x4;
 constexpr int kThreads = 256;
 constexpr int kWarpsM = 2;  // warps along M; 4 along N, each 32 columns
 constexpr int kWarpsN = 4;
+constexpr int BM = 64;  // C rows per block
 constexpr int BN = 128;
-constexpr int kMaxK = 64;             // the family's bound (4 mma k-steps)
-constexpr int kLine = kMaxK + 8;      // a slice line: 144 bytes, 9 chunks (ldmatrix: 8 groups)
-constexpr int kStageLine = BN + 12;   // a staged row of fp32: room for the 0..7 shift, 16B rows
-
-template <int BM>
-struct Shape {
-  static constexpr int kWarpM = BM / kWarpsM;  // rows per warp
-  static constexpr int kMf = kWarpM / 16;      // m16 fragments per warp
-  static constexpr int kNf = BN / kWarpsN / 8; // n8 fragments per warp (4)
-  static constexpr int kSliceBytes = (BM + BN) * kLine * 2;
-  static constexpr int kStageBytes = BM * kStageLine * 4;
-  static constexpr int kSmemBytes = kSliceBytes > kStageBytes ? kSliceBytes : kStageBytes;
-  static constexpr int kMinBlocks = BM == 128 ? 2 : 4;
-};
+constexpr int kWarpM = BM / kWarpsM;   // rows per warp
+constexpr int kMf = kWarpM / 16;       // m16 fragments per warp
+constexpr int kNf = BN / kWarpsN / 8;  // n8 fragments per warp
+constexpr int kMaxK = 64;              // the family's bound (4 mma k-steps)
+constexpr int kLine = kMaxK + 8;       // a slice line: 144 bytes, 9 chunks (ldmatrix: 8 groups)
+constexpr int kStageLine = BN + 12;    // a staged row of fp32: room for the 0..7 shift, 16B rows
+constexpr int kSliceBytes = (BM + BN) * kLine * 2;
+constexpr int kStageBytes = BM * kStageLine * 4;  // beta != 0: the tile staged as fp32
+constexpr int kSmemBytes = kSliceBytes > kStageBytes ? kSliceBytes : kStageBytes;
+constexpr int kMinBlocks = 4;  // at most 64 registers a thread
 
 // One operand's X x K slice (X = BM rows of A, or BN columns of B), into s[x * kLine + k] as
 // 16-bit bits, zero past K up to KP = 16 KS and past `rows` (the rows left in the problem):
@@ -192,19 +189,18 @@ struct Chunk {
 // Calls f(row, col, x, y) for each pair of accumulators a thread holds: alpha times C's elements
 // (row, col) and (row, col + 1) of the block tile (mma.sync's m16n8 layout: lane / 4 picks the
 // row within 8, lane % 4 the column pair).
-template <int BM, class Acc, class F>
+template <class Acc, class F>
 __device__ __forceinline__ void for_each_pair(const Acc& acc, float alpha, int warp, int lane,
                                               F&& f) {
-  using S = Shape<BM>;
   const int wm = warp / kWarpsN;
   const int wn = warp % kWarpsN;
 #pragma unroll
-  for (int i = 0; i < S::kMf; ++i) {
+  for (int i = 0; i < kMf; ++i) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int row = S::kWarpM * wm + 16 * i + 8 * h + lane / 4;
+      const int row = kWarpM * wm + 16 * i + 8 * h + lane / 4;
 #pragma unroll
-      for (int j = 0; j < S::kNf; ++j) {
+      for (int j = 0; j < kNf; ++j) {
         f(row, 32 * wn + 8 * j + 2 * (lane % 4), alpha * acc[i][j][2 * h],
           alpha * acc[i][j][2 * h + 1]);
       }
@@ -221,13 +217,13 @@ __device__ __forceinline__ void for_each_pair(const Acc& acc, float alpha, int w
 // a warp takes rows warp, warp + 8, ...; lane q (and q + 32 for fp32 C) writes piece q of the
 // row, columns q kEpc - s .. + kEpc - 1, as one 16-byte store, the pieces the tile's edges cut
 // (the first and last of a shifted row, columns past N) element by element.
-template <class CT, int BM, class Acc>
+template <class CT, class Acc>
 __device__ __forceinline__ void store_tile(const Acc& acc, unsigned char* smem, CT* c,
                                            const StridedProblem& g, int m0, int n0, int warp,
                                            int lane) {
   constexpr int kEpc = 16 / static_cast<int>(sizeof(CT));
   constexpr int kRowBytes = BN * static_cast<int>(sizeof(CT)) + 16;
-  for_each_pair<BM>(acc, g.alpha, warp, lane, [&](int row, int col, float x, float y) {
+  for_each_pair(acc, g.alpha, warp, lane, [&](int row, int col, float x, float y) {
     const int sh = shift_of(c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0);
     CT* const line = reinterpret_cast<CT*>(smem + row * kRowBytes) + sh;
     if (sh % 2 == 0) {
@@ -318,12 +314,12 @@ __device__ __forceinline__ void store_tile(const Acc& acc, unsigned char* smem, 
 // at j + s(r), so that each 16 bytes of C is a 16-byte aligned run of the staged row; a warp takes
 // rows warp, warp + 8, ..., its lanes consecutive pieces, each read from C, added and written
 // back as one 16-byte access (the cut pieces element by element).
-template <class CT, int BM, class Acc>
+template <class CT, class Acc>
 __device__ __forceinline__ void store_tile_beta(const Acc& acc, float* stage, CT* c,
                                                 const StridedProblem& g, int m0, int n0,
                                                 int warp, int lane) {
   constexpr int kEpc = Chunk<CT>::kEpc;
-  for_each_pair<BM>(acc, g.alpha, warp, lane, [&](int row, int col, float x, float y) {
+  for_each_pair(acc, g.alpha, warp, lane, [&](int row, int col, float x, float y) {
     float* const line =
         stage + row * kStageLine + shift_of(c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0);
     line[col] = x;
@@ -358,10 +354,9 @@ __device__ __forceinline__ void store_tile_beta(const Acc& acc, float* stage, CT
 
 // Block (blockIdx.y, blockIdx.x) writes C rows BM blockIdx.y .. + BM - 1, columns 128
 // blockIdx.x .. + 127. Warp (wm, wn) computes rows kWarpM wm .., columns 32 wn .. of the tile.
-template <class Op, class E, class CT, int BM, int KS>
-__global__ void __launch_bounds__(kThreads, Shape<BM>::kMinBlocks)
+template <class Op, class E, class CT, int KS>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
     thin_k_mma_kernel(const StridedProblem g) {
-  using S = Shape<BM>;
   extern __shared__ __align__(16) unsigned char smem[];
   std::uint16_t* const a_s = reinterpret_cast<std::uint16_t*>(smem);
   std::uint16_t* const b_s = a_s + BM * kLine;
@@ -381,25 +376,25 @@ __global__ void __launch_bounds__(kThreads, Shape<BM>::kMinBlocks)
 
   const int wm = warp / kWarpsN;
   const int wn = warp % kWarpsN;
-  float acc[S::kMf][S::kNf][4] = {};
+  float acc[kMf][kNf][4] = {};
   // ldmatrix addresses: A matrix j = lane / 8 is (rows 8 (j % 2) .., k 8 (j / 2) ..); B matrix j
   // is (columns 8 (j / 2) .., k 8 (j % 2) ..), two n8 fragments per x4.
   const std::uint32_t a_base =
-      smem_addr(a_s + (S::kWarpM * wm + lane % 16) * kLine + 8 * (lane / 16));
+      smem_addr(a_s + (kWarpM * wm + lane % 16) * kLine + 8 * (lane / 16));
   const std::uint32_t b_base =
       smem_addr(b_s + (32 * wn + 8 * (lane / 16) + lane % 8) * kLine + 8 * ((lane / 8) % 2));
 #pragma unroll
   for (int ks = 0; ks < KS; ++ks) {
-    std::uint32_t af[S::kMf][4];
-    std::uint32_t bf[S::kNf / 2][4];
+    std::uint32_t af[kMf][4];
+    std::uint32_t bf[kNf / 2][4];
 #pragma unroll
-    for (int f = 0; f < S::kMf; ++f) ldsm_x4(af[f], a_base + 2 * (16 * f * kLine + 16 * ks));
+    for (int f = 0; f < kMf; ++f) ldsm_x4(af[f], a_base + 2 * (16 * f * kLine + 16 * ks));
 #pragma unroll
-    for (int f = 0; f < S::kNf / 2; ++f) ldsm_x4(bf[f], b_base + 2 * (16 * f * kLine + 16 * ks));
+    for (int f = 0; f < kNf / 2; ++f) ldsm_x4(bf[f], b_base + 2 * (16 * f * kLine + 16 * ks));
 #pragma unroll
-    for (int i = 0; i < S::kMf; ++i) {
+    for (int i = 0; i < kMf; ++i) {
 #pragma unroll
-      for (int j = 0; j < S::kNf; ++j) {
+      for (int j = 0; j < kNf; ++j) {
         const std::uint32_t bj[2] = {bf[j / 2][2 * (j % 2)], bf[j / 2][2 * (j % 2) + 1]};
         Op::mma(acc[i][j], af[i], bj);
       }
@@ -409,9 +404,9 @@ __global__ void __launch_bounds__(kThreads, Shape<BM>::kMinBlocks)
   __syncthreads();  // the slices are read
   CT* const c = static_cast<CT*>(g.c);
   if (g.beta == 0.0f) {
-    store_tile<CT, BM>(acc, smem, c, g, m0, n0, warp, lane);
+    store_tile<CT>(acc, smem, c, g, m0, n0, warp, lane);
   } else {
-    store_tile_beta<CT, BM>(acc, reinterpret_cast<float*>(smem), c, g, m0, n0, warp, lane);
+    store_tile_beta<CT>(acc, reinterpret_cast<float*>(smem), c, g, m0, n0, warp, lane);
   }
 }
 
@@ -428,7 +423,6 @@ struct OpOf<__half> {
 
 // K up to 64, and leading dimensions of A and B under 2^24 elements (a block's slice offsets
 // are 32-bit: at most 128 lines and 64 k of them).
-template <int BM>
 bool can_implement_thin_k_mma(const Problem& p) {
   const Problem q = views::row_major_c(p);
   constexpr std::int64_t kMaxLd = std::int64_t{1} << 24;
@@ -442,50 +436,47 @@ struct KernelRef {
   std::atomic<std::uint64_t>* opted_in;
 };
 
-template <class E, class CT, int BM, int KS>
+template <class E, class CT, int KS>
 KernelRef typed_kernel() {
   static std::atomic<std::uint64_t> opted_in{0};
-  return {kernel_address(&thin_k_mma_kernel<typename OpOf<E>::type, E, CT, BM, KS>), &opted_in};
+  return {kernel_address(&thin_k_mma_kernel<typename OpOf<E>::type, E, CT, KS>), &opted_in};
 }
 
 // The instance for the problem's K steps (K rounded up to 16: 1..4).
-template <class E, class CT, int BM>
+template <class E, class CT>
 KernelRef kernel_for_k(std::int64_t k) {
   switch ((k + 15) / 16) {
     case 0:
     case 1:
-      return typed_kernel<E, CT, BM, 1>();
+      return typed_kernel<E, CT, 1>();
     case 2:
-      return typed_kernel<E, CT, BM, 2>();
+      return typed_kernel<E, CT, 2>();
     case 3:
-      return typed_kernel<E, CT, BM, 3>();
+      return typed_kernel<E, CT, 3>();
     default:
-      return typed_kernel<E, CT, BM, 4>();
+      return typed_kernel<E, CT, 4>();
   }
 }
 
 // The instance for the problem's 16-bit A/B type, C type and K.
-template <int BM>
 KernelRef kernel_for(const Problem& p) {
   const GemmTypes t = p.types();
   if (t.ab == DType::kBF16) {
-    return t.c == DType::kF32 ? kernel_for_k<__nv_bfloat16, float, BM>(p.k)
-                              : kernel_for_k<__nv_bfloat16, __nv_bfloat16, BM>(p.k);
+    return t.c == DType::kF32 ? kernel_for_k<__nv_bfloat16, float>(p.k)
+                              : kernel_for_k<__nv_bfloat16, __nv_bfloat16>(p.k);
   }
-  return t.c == DType::kF32 ? kernel_for_k<__half, float, BM>(p.k)
-                            : kernel_for_k<__half, __half, BM>(p.k);
+  return t.c == DType::kF32 ? kernel_for_k<__half, float>(p.k)
+                            : kernel_for_k<__half, __half>(p.k);
 }
 
-template <int BM>
 const void* device_function_thin_k_mma(const Problem& p) {
-  return kernel_for<BM>(views::row_major_c(p)).fn;
+  return kernel_for(views::row_major_c(p)).fn;
 }
 
-template <int BM>
 cudaError_t launch_thin_k_mma(const Problem& p, cudaStream_t stream) {
   const Problem q = views::row_major_c(p);
-  const KernelRef k = kernel_for<BM>(q);
-  constexpr int kSmem = Shape<BM>::kSmemBytes;
+  const KernelRef k = kernel_for(q);
+  constexpr int kSmem = kSmemBytes;
   if (const cudaError_t e = runtime::opt_in_smem(k.fn, kSmem, *k.opted_in); e != cudaSuccess) {
     return e;
   }
@@ -496,8 +487,9 @@ cudaError_t launch_thin_k_mma(const Problem& p, cudaStream_t stream) {
   return e != cudaSuccess ? e : cudaGetLastError();
 }
 
-template <int BM>
-void register_instance(Registry& r) {
+}  // namespace
+
+void register_thin_k_mma(Registry& r) {
   KernelInfo k;
   k.name = "thin_k_mma_" + std::to_string(BM) + "x" + std::to_string(BN);
   k.family = "thin_k_mma";
@@ -506,31 +498,26 @@ void register_instance(Registry& r) {
   k.tile.bm = BM;
   k.tile.bn = BN;
   k.tile.bk = kMaxK;
-  k.tile.wm = Shape<BM>::kWarpM;
+  k.tile.wm = kWarpM;
   k.tile.wn = BN / kWarpsN;
   k.tile.threads = kThreads;
   k.desc.op_class = OpClass::kMmaSync;
   k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
                   GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
   k.desc.accumulator = DType::kF32;
-  k.desc.align_a = 1;  // element reads of A and B, 16-byte stores of C at any pitch
+  k.desc.align_a = 1;  // element reads of A and B, C written in whole 16-byte pieces at any pitch
   k.desc.align_b = 1;
   k.desc.align_c = 1;
   k.desc.min_cc = kCpAsyncMinCc;  // mma.sync m16n8k16 and ldmatrix: sm_80
   k.desc.max_cc = 0;
   k.summary = "K up to 64, 16-bit A/B: " + std::to_string(BM) +
               " x 128 tiles of C on mma.sync, A's and B's slices read element by element at any "
-              "pitch, C leaving as 16-byte stores at any pitch (rows staged at their own shift)";
-  k.can_implement = can_implement_thin_k_mma<BM>;
-  k.launch = launch_thin_k_mma<BM>;
-  k.device_function = device_function_for(k.can_implement, device_function_thin_k_mma<BM>);
+              "pitch, each row of C staged at its own shift from a 16-byte boundary and written "
+              "in whole 16-byte pieces (one bulk copy a row on sm_90) at any pitch";
+  k.can_implement = can_implement_thin_k_mma;
+  k.launch = launch_thin_k_mma;
+  k.device_function = device_function_for(k.can_implement, device_function_thin_k_mma);
   r.push_back(std::move(k));
-}
-
-}  // namespace
-
-void register_thin_k_mma(Registry& r) {
-  register_instance<64>(r);
 }
 
 }  // namespace tilegemm::kernels
