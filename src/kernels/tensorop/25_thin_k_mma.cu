@@ -18,7 +18,8 @@
 //    element by element. beta != 0 stages fp32 and reads C in the same pieces; beta = 0 never
 //    reads it.
 //  - C is made row-major first (a column-major C is computed as its mirror, C^T = B^T A^T).
-// One 64 x 128 tile; a 128 x 128 one measured slower (docs/perf-notes.md, "Rung 25").
+// One 64 x 128 tile; a 128 x 128 one measured slower on the odd-pitch shapes `auto` sends here
+// (docs/perf-notes.md, "Rung 25").
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
