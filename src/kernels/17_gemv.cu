@@ -170,15 +170,31 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
       }
     }
   } else {
-    for (std::int64_t kk = k0 + warp; kk < k1; kk += kWarps) {
-      const float xk = L::one(x + kk * g.incx);
+    // Element loads (an unaligned A, or the block's last rows): kElemUnroll columns' loads
+    // issued before their FMAs, as above (a column at a time waited a round trip per column;
+    // kUnroll columns of 16-bit elements took 128 registers, a quarter of the blocks per SM).
+    constexpr int kElemUnroll = 2;
+    for (std::int64_t k = k0 + warp; k < k1; k += kWarps * kElemUnroll) {
+      float av[kElemUnroll][kColPieces][V];
+      float xk[kElemUnroll];
 #pragma unroll
-      for (int j = 0; j < kColPieces; ++j) {
-        const int r = block_row + V * (lane + 32 * j);
-        const E* const col = a + kk * g.lda + r;
+      for (int u = 0; u < kElemUnroll; ++u) {
+        const std::int64_t kk = k + kWarps * u;
+        xk[u] = kk < k1 ? L::one(x + kk * g.incx) : 0.0f;
 #pragma unroll
-        for (int i = 0; i < V; ++i) {
-          if (r + i < g.m) acc[j][i] = fmaf(L::one(col + i), xk, acc[j][i]);
+        for (int j = 0; j < kColPieces; ++j) {
+          const int r = block_row + V * (lane + 32 * j);
+          const E* const col = a + kk * g.lda + r;
+#pragma unroll
+          for (int i = 0; i < V; ++i) av[u][j][i] = kk < k1 && r + i < g.m ? L::one(col + i) : 0.0f;
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kElemUnroll; ++u) {
+#pragma unroll
+        for (int j = 0; j < kColPieces; ++j) {
+#pragma unroll
+          for (int i = 0; i < V; ++i) acc[j][i] = fmaf(av[u][j][i], xk[u], acc[j][i]);
         }
       }
     }
@@ -206,35 +222,35 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
     }
   }
   if (splits == 1 || !stream::last_split(g.counters)) return;
-  // Thread t adds rows 4 (t mod R/4) .. + 3 over share t / (R/4) of the splits (consecutive
-  // splits, in order), then the shares are added in order: the same sum every run, with every
-  // thread of the block loading (hundreds of splits: a thread per row, one load at a time, made
-  // the sum longer than the second launch it replaced; docs/perf-notes.md, "One launch for split
-  // K").
-  constexpr int kGroups = R / 4;
-  constexpr int kShares = kThreads / kGroups;
-  static_assert(kShares * kGroups == kThreads, "whole shares of whole 16-byte groups");
-  __shared__ float4 shares[kShares][kGroups];
-  const int group = static_cast<int>(threadIdx.x) % kGroups;
-  const int share = static_cast<int>(threadIdx.x) / kGroups;
-  const unsigned per = (splits + kShares - 1) / kShares;
+  // Only the row block's rows inside M are added (R is 64 V rows; a short M uses a few of them):
+  // its `groups` 16-byte groups, each over `shares` consecutive ranges of the splits. Thread t
+  // adds group t mod groups over share t / groups (in split order), then the shares are added in
+  // order: the same sum every run, with every thread of the block loading (hundreds of splits:
+  // a thread per row, one load at a time, made the sum longer than the second launch it
+  // replaced; docs/perf-notes.md, "One launch for split K").
+  const int groups = (min(R, g.m - block_row) + 3) / 4;
+  const int shares = kThreads / groups;
+  __shared__ float4 share_sums[kThreads];
+  const int group = static_cast<int>(threadIdx.x) % groups;
+  const int share = static_cast<int>(threadIdx.x) / groups;
+  const unsigned per = (splits + shares - 1) / shares;
   const unsigned i0 = min(splits, share * per);
-  const unsigned i1 = min(splits, i0 + per);
+  const unsigned i1 = share < shares ? min(splits, i0 + per) : i0;
   const float4* const run4 = reinterpret_cast<const float4*>(runs) + group;
   float4 t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll 8
   for (unsigned i = i0; i < i1; ++i) {
-    const float4 v = __ldcg(run4 + static_cast<std::int64_t>(i) * kGroups);
+    const float4 v = __ldcg(run4 + static_cast<std::int64_t>(i) * (R / 4));
     t.x += v.x;
     t.y += v.y;
     t.z += v.z;
     t.w += v.w;
   }
-  shares[share][group] = t;
+  share_sums[threadIdx.x] = t;
   __syncthreads();
   if (share != 0) return;
-  for (int h = 1; h < kShares; ++h) {
-    const float4 v = shares[h][group];
+  for (int h = 1; h < shares; ++h) {
+    const float4 v = share_sums[h * groups + group];
     t.x += v.x;
     t.y += v.y;
     t.z += v.z;
@@ -277,11 +293,20 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.vec = rows ? (a_vec && views::aligned(q.b.data, 16) && g.incx == 1) : a_vec;
   // Row-major: a warp per row, splits of at least one unrolled round of vectors per lane, whole
   // lane-rounds; column-major: a block per 64 V rows, splits of at least one unrolled round of
-  // columns per warp.
+  // columns per warp, and few enough that each thread of the last block to arrive adds at most
+  // kMaxColSum 16-byte pieces of partial sums (its row block's rows inside M, in 4-row pieces,
+  // over 256 threads): with a split per 8 blocks per SM that sum took longer than the stream on
+  // mid-sized matrices.
+  constexpr std::int64_t kMaxColSum = 16;
   const std::int64_t tiles = rows ? ceil_div(q.m, kWarps) : ceil_div(q.m, 32 * V * kColPieces);
+  const std::int64_t col_groups = ceil_div(std::min<std::int64_t>(q.m, 32 * V * kColPieces), 4);
+  const std::int64_t col_cap = std::max<std::int64_t>(1, kMaxColSum * kThreads / col_groups);
   // 8 blocks of 256 threads fill an SM.
-  const stream::Split sp = rows ? stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8)
-                                : stream::plan_split(tiles, q.k, kWarps, kUnroll * kWarps, 8);
+  const stream::Split sp =
+      rows ? stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8)
+           : stream::plan_split(tiles, q.k, kWarps,
+                                std::max<std::int64_t>(kUnroll * kWarps, ceil_div(q.k, col_cap)),
+                                8);
   g.k_chunk = sp.k_chunk;
   // Partial sums: splits x M for the row kernel, a run of a block's rows per split and row block
   // for the column kernel.
