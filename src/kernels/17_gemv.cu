@@ -126,6 +126,36 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
   if (lane == 0) finish<CT>(g, row, s);
 }
 
+// The lanes a column of `live` rows takes at V rows a lane: the least power of two that covers
+// them (32 or more: every lane of the warp on one column).
+template <int V>
+__device__ __forceinline__ int lanes_for(int live) {
+  int lanes = 1;
+  while (lanes < 32 && lanes * V < live) lanes *= 2;
+  return lanes;
+}
+
+// The bits of the first n (0..V) of V consecutive elements at p as one 16-byte value, zero past
+// them (zero bits are +0 in every type): a piece of A that is cut by M or off 16 bytes.
+template <class E>
+__device__ __forceinline__ uint4 gather_piece(const E* p, int n) {
+  std::uint32_t w[4] = {0u, 0u, 0u, 0u};
+  if constexpr (sizeof(E) == 2) {
+    const unsigned short* const q = reinterpret_cast<const unsigned short*>(p);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      if (i < n) w[i / 2] |= static_cast<std::uint32_t>(__ldg(q + i)) << (16 * (i % 2));
+    }
+  } else {
+    const unsigned* const q = reinterpret_cast<const unsigned*>(p);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      if (i < n) w[i] = __ldg(q + i);
+    }
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 // A column-major: block b owns rows R b .. R b + R - 1 (R = 64 V): lane l the V rows at
 // R b + V (l + 32 j) for j = 0, 1, so a warp reads 2 x 512 contiguous bytes of a column; warp w
 // takes columns k0 + w, k0 + w + 8, ... of split blockIdx.y.
@@ -144,7 +174,49 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
   const E* const x = static_cast<const E*>(g.x);
   float acc[kColPieces][V] = {};
   const int block_row = static_cast<int>(blockIdx.x) * R;
-  if (g.vec && block_row + R <= g.m) {
+  const int live = min(R, g.m - block_row);  // the block's rows inside M
+  const int lanes = lanes_for<V>(live);
+  int staged = R;  // rows of sums[] the warps write
+  if (lanes < 32) {
+    // At most 16 V rows (a short M, or the last row block): a lane per V rows took a warp per
+    // column with most lanes idle. Here a warp step covers `cols` = 32 / lanes columns, lane l
+    // the V rows (l % lanes) V .. of column l / lanes, a 16-byte load where the piece is whole
+    // and A allows it, else element loads; kUnroll steps' loads before their FMAs. The lanes of
+    // a row piece are then added by a fixed shuffle tree.
+    const int cols = 32 / lanes;
+    const int piece = lane % lanes;
+    const int r = block_row + V * piece;
+    const bool whole = g.vec && V * piece + V <= live;
+    const int n = max(0, min(V, g.m - r));
+    const std::int64_t step = static_cast<std::int64_t>(kWarps) * cols;
+    for (std::int64_t k = k0 + warp * cols + lane / lanes; k < k1; k += step * kUnroll) {
+      uint4 ra[kUnroll];
+      float xk[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t kk = k + step * u;
+        const E* const col = a + kk * g.lda + r;
+        ra[u] = kk >= k1 ? make_uint4(0, 0, 0, 0) : whole ? load_stream(col) : gather_piece(col, n);
+        xk[u] = kk < k1 ? L::one(x + kk * g.incx) : 0.0f;
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        float av[V];
+        L::vec(ra[u], av);
+#pragma unroll
+        for (int i = 0; i < V; ++i) acc[0][i] = fmaf(av[i], xk[u], acc[0][i]);
+      }
+    }
+    for (int off = lanes; off < 32; off *= 2) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) acc[0][i] += __shfl_xor_sync(0xffffffffu, acc[0][i], off);
+    }
+    if (lane < lanes) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) sums[warp][V * piece + i] = acc[0][i];
+    }
+    staged = V * lanes;
+  } else if (g.vec && block_row + R <= g.m) {
     for (std::int64_t k = k0 + warp; k < k1; k += kWarps * kUnroll) {
       uint4 ra[kUnroll][kColPieces];
       float xk[kUnroll];
@@ -199,10 +271,12 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
       }
     }
   }
+  if (lanes == 32) {
 #pragma unroll
-  for (int j = 0; j < kColPieces; ++j) {
+    for (int j = 0; j < kColPieces; ++j) {
 #pragma unroll
-    for (int i = 0; i < V; ++i) sums[warp][V * (lane + 32 * j) + i] = acc[j][i];
+      for (int i = 0; i < V; ++i) sums[warp][V * (lane + 32 * j) + i] = acc[j][i];
+    }
   }
   __syncthreads();
   // Split K: the block's R sums (zero past M) are one contiguous run of its row block's partial
@@ -210,7 +284,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
   // every split's run in 16-byte pieces.
   const unsigned splits = gridDim.y;
   float* const runs = g.partial + static_cast<std::int64_t>(blockIdx.x) * splits * R;
-  for (int r = static_cast<int>(threadIdx.x); r < R; r += kThreads) {
+  for (int r = static_cast<int>(threadIdx.x); r < staged; r += kThreads) {
     const int row = block_row + r;
     float s = 0.0f;
 #pragma unroll
@@ -295,18 +369,26 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // lane-rounds; column-major: a block per 64 V rows, splits of at least one unrolled round of
   // columns per warp, and few enough that each thread of the last block to arrive adds at most
   // kMaxColSum 16-byte pieces of partial sums (its row block's rows inside M, in 4-row pieces,
-  // over 256 threads): with a split per 8 blocks per SM that sum took longer than the stream on
-  // mid-sized matrices.
+  // over 256 threads; with a split per 8 blocks per SM that sum took longer than the stream on
+  // mid-sized matrices), unless that leaves fewer than 2 blocks per SM (few row blocks: the
+  // stream then lost more than the sum saved).
   constexpr std::int64_t kMaxColSum = 16;
   const std::int64_t tiles = rows ? ceil_div(q.m, kWarps) : ceil_div(q.m, 32 * V * kColPieces);
   const std::int64_t col_groups = ceil_div(std::min<std::int64_t>(q.m, 32 * V * kColPieces), 4);
-  const std::int64_t col_cap = std::max<std::int64_t>(1, kMaxColSum * kThreads / col_groups);
+  const std::int64_t col_cap =
+      std::max(kMaxColSum * kThreads / col_groups, ceil_div(2LL * runtime::sm_count(), tiles));
+  // A short M's warp step covers 32 / lanes columns (the kernel's lanes_for): a split of at
+  // least one unrolled round of them.
+  std::int64_t col_lanes = 1;
+  while (col_lanes < 32 && col_lanes * V < std::min<std::int64_t>(q.m, 32 * V * kColPieces)) {
+    col_lanes *= 2;
+  }
+  const std::int64_t col_round = kUnroll * kWarps * (32 / col_lanes);
   // 8 blocks of 256 threads fill an SM.
   const stream::Split sp =
       rows ? stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8)
            : stream::plan_split(tiles, q.k, kWarps,
-                                std::max<std::int64_t>(kUnroll * kWarps, ceil_div(q.k, col_cap)),
-                                8);
+                                std::max(col_round, ceil_div(q.k, col_cap)), 8);
   g.k_chunk = sp.k_chunk;
   // Partial sums: splits x M for the row kernel, a run of a block's rows per split and row block
   // for the column kernel.

@@ -461,13 +461,20 @@ TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
     const bool gemv = k.family == "gemv";
     if ((!gemv && k.family != "narrow") || !runs_on_current_device(k)) continue;
     for (GemmTypes types : k.desc.types) {
-      // {shape, kernels expected}: gemv's row and column kernels; a narrow product whose last
+      // {shape, kernels expected}: gemv's row and column kernels (the column kernel also on
+      // short columns, where a warp step covers several of them: 16-byte pieces at an aligned
+      // pitch, element loads at an odd one, a row piece cut by M); a narrow product whose last
       // block adds at most 32 partial sums per thread, and one with 256 or more.
       std::vector<std::pair<CaseSpec, int>> cases;
       if (gemv) {
         cases = {{spec_of(64, 1, 262144, 1.0f, 0.5f, types), 1},
-                 {spec_of(8192, 1, 8192, 1.0f, 0.0f, types), 1}};
-        cases[1].first.la = Layout::kColMajor;
+                 {spec_of(8192, 1, 8192, 1.0f, 0.0f, types), 1},
+                 {spec_of(64, 1, 65536, 1.0f, 0.5f, types), 1},
+                 {spec_of(33, 1, 3350, 1.0f, 0.0f, types), 1},
+                 {spec_of(1, 41, 20000, 1.0f, 0.5f, types), 1}};
+        for (std::size_t i = 1; i < cases.size(); ++i) cases[i].first.la = Layout::kColMajor;
+        cases[3].first.pad_a = 3;
+        cases[4].first.pad_b = 1;  // M = 1 mirrored: B^T (B row-major) is the matrix, at an odd pitch
       } else {
         cases = {{spec_of(3, 2, 4096, 1.0f, 0.5f, types), 1},
                  {spec_of(3, 2, 65536, 1.0f, 0.0f, types), 2}};
