@@ -10,11 +10,13 @@
 //  - A row-major (K contiguous): one warp per row, 16-byte loads along K, a shuffle reduction.
 //  - A column-major (M contiguous): a block owns 64 x (16 / element size) consecutive rows, two
 //    16-byte pieces per lane and column; its 8 warps split the block's columns and add their
-//    partial sums in shared memory in a fixed order.
+//    partial sums in shared memory in a fixed order. A block with few rows inside M (a short
+//    column) gives each column only the lanes its rows need and a warp step several columns.
 //  - Too few rows to fill the GPU: K is split over blocks, each writes its partial sums into the
 //    stream workspace, and the block that completes a row block's last split adds them in split
 //    order (deterministic: the same result every run) and applies alpha and beta, in the same
-//    launch (stream::last_split: a second kernel cost a launch on problems this small).
+//    launch (stream::last_split: a second kernel cost a launch on problems this small). The
+//    column kernel splits only as far as that block's sum stays short (or 2 blocks per SM).
 //  - Any alignment: the 16-byte path runs where A's base, its leading dimension and x allow it,
 //    element loads (still coalesced) elsewhere. fp32 accumulation in every type; tf32 problems are
 //    computed in fp32 (more precise than asked; the matrix stream, not the math, sets the speed).
