@@ -665,14 +665,16 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # verified in every type, layout mix, beta and pitch on shapes that split (and ones that do
       # not), under memcheck and racecheck, then timed beside cuBLAS on the random
       # shapes' matrix-vector and narrow rows (launch-bound: host_us is recorded).
+      # (33 x 1 x 3350, 64 x 1 x 65536, 1 x 41 x 20000, 128 x 1 x 999, 129 x 1 x 5000: gemv's
+      # short columns, several to a warp step.)
       verify_matrix stream_split 'gemv,narrow_*' "$EVERY_TYPE" "0.5 0,0,0;0 1,3,2" 1x1x1 \
         64x1x262144 1x64x262144 8192x1x8192 1x8192x8192 3x2x65536 2x27x2492 4097x16x33 \
-        33x1x3350 1x4232x5355 300x3x1000 1x7x100000
+        33x1x3350 1x4232x5355 300x3x1000 1x7x100000 64x1x65536 1x41x20000 128x1x999 129x1x5000
       for tool in memcheck racecheck; do
         for ab in f32 bf16; do
           for lay in "row row row" "col col col"; do
             sanitize_verify sanitize_stream.log "$tool" 'gemv,narrow_*' "$ab" "$lay" 1,2,3 \
-              64x1x16384 1x64x16384 3x2x8192 300x3x1000 2000x1x2000
+              64x1x16384 1x64x16384 3x2x8192 300x3x1000 2000x1x2000 33x1x3350 1x41x2000
           done
         done
       done
@@ -684,7 +686,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --shape 1x16x393 --shape 33x1x3350 \
             --shape 1x4x318 --shape 1x4232x5355 --shape 1x623x4718 --shape 374x1x2209 \
             --shape 1x4003x4609 --shape 2x3042x8153 --shape 14x2x175 --shape 2x498x820 \
-            --shape 135x4x476 --shape 64x1x262144 --format json \
+            --shape 135x4x476 --shape 64x1x262144 --shape 28x1x4060 --shape 65x1x1933 --format json \
             --output "${TAG}_stream-one-launch-$ab-$la$lb$lc.json"
         done
       done
