@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
 }
 
 // The lanes a column of `live` rows takes at V rows a lane: the least power of two that covers
-// them (32 or more: every lane of the warp on one column).
+// them, at most 32 (every lane of the warp on one column).
 template <int V>
 __device__ __forceinline__ int lanes_for(int live) {
   int lanes = 1;
@@ -281,9 +281,10 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
     }
   }
   __syncthreads();
-  // Split K: the block's R sums (zero past M) are one contiguous run of its row block's partial
-  // sums, split y of row block x at (x gridDim.y + y) R, so that the last block to arrive reads
-  // every split's run in 16-byte pieces.
+  // Split K: the block's R sums (zero past M; those past `staged` neither written nor read) are
+  // one contiguous run of its row block's partial sums, split y of row block x at
+  // (x gridDim.y + y) R, so that the last block to arrive reads every split's run in 16-byte
+  // pieces.
   const unsigned splits = gridDim.y;
   float* const runs = g.partial + static_cast<std::int64_t>(blockIdx.x) * splits * R;
   for (int r = static_cast<int>(threadIdx.x); r < staged; r += kThreads) {

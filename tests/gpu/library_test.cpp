@@ -474,7 +474,7 @@ TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
                  {spec_of(1, 41, 20000, 1.0f, 0.5f, types), 1}};
         for (std::size_t i = 1; i < cases.size(); ++i) cases[i].first.la = Layout::kColMajor;
         cases[3].first.pad_a = 3;
-        cases[4].first.pad_b = 1;  // M = 1 mirrored: B^T (B row-major) is the matrix, at an odd pitch
+        cases[4].first.pad_b = 1;  // M = 1 mirrored: B^T (B row-major) at an odd pitch
       } else {
         cases = {{spec_of(3, 2, 4096, 1.0f, 0.5f, types), 1},
                  {spec_of(3, 2, 65536, 1.0f, 0.0f, types), 2}};
