@@ -442,8 +442,9 @@ void register_gemv(Registry& r) {
   k.desc.split_k = true;
   k.summary =
       "M = 1 or N = 1: the matrix streamed once with 16-byte loads, a warp per row (K "
-      "contiguous) or 16 bytes of rows per lane (M contiguous), K split over blocks when the rows "
-      "are too few, added in split order by the last block of each row block (one launch, "
+      "contiguous) or 16 bytes of rows per lane (M contiguous; a short column takes only the "
+      "lanes its rows need, several columns a warp step), K split over blocks when the rows are "
+      "too few, added in split order by the last block of each row block (one launch, "
       "deterministic); every type, fp32 accumulation";
   k.can_implement = can_implement_gemv;
   k.launch = launch_gemv;
