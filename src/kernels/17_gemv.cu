@@ -128,12 +128,12 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
   if (lane == 0) finish<CT>(g, row, s);
 }
 
-// The lanes a column of `live` rows takes at V rows a lane: the least power of two that covers
-// them, at most 32 (every lane of the warp on one column).
-template <int V>
-__device__ __forceinline__ int lanes_for(int live) {
+// The lanes the column kernel gives a column of `live` rows at v rows a lane: the least power of
+// two that covers them, at most 32 (every lane of the warp on one column). The launch sizes its
+// split by it too.
+__host__ __device__ constexpr int column_lanes(std::int64_t live, int v) {
   int lanes = 1;
-  while (lanes < 32 && lanes * V < live) lanes *= 2;
+  while (lanes < 32 && lanes * v < live) lanes *= 2;
   return lanes;
 }
 
@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
   float acc[kColPieces][V] = {};
   const int block_row = static_cast<int>(blockIdx.x) * R;
   const int live = min(R, g.m - block_row);  // the block's rows inside M
-  const int lanes = lanes_for<V>(live);
+  const int lanes = column_lanes(live, V);
   int staged = R;  // rows of sums[] the warps write
   if (lanes < 32) {
     // At most 16 V rows (a short M, or the last row block): a lane per V rows took a warp per
@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
   // order: the same sum every run, with every thread of the block loading (hundreds of splits:
   // a thread per row, one load at a time, made the sum longer than the second launch it
   // replaced; docs/perf-notes.md, "One launch for split K").
-  const int groups = (min(R, g.m - block_row) + 3) / 4;
+  const int groups = (live + 3) / 4;
   const int shares = kThreads / groups;
   __shared__ float4 share_sums[kThreads];
   const int group = static_cast<int>(threadIdx.x) % groups;
@@ -380,13 +380,11 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const std::int64_t col_groups = ceil_div(std::min<std::int64_t>(q.m, 32 * V * kColPieces), 4);
   const std::int64_t col_cap =
       std::max(kMaxColSum * kThreads / col_groups, ceil_div(2LL * runtime::sm_count(), tiles));
-  // A short M's warp step covers 32 / lanes columns (the kernel's lanes_for): a split of at
-  // least one unrolled round of them.
-  std::int64_t col_lanes = 1;
-  while (col_lanes < 32 && col_lanes * V < std::min<std::int64_t>(q.m, 32 * V * kColPieces)) {
-    col_lanes *= 2;
-  }
-  const std::int64_t col_round = kUnroll * kWarps * (32 / col_lanes);
+  // A short M's warp step covers 32 / column_lanes columns: a split of at least one unrolled
+  // round of them.
+  const std::int64_t col_round =
+      kUnroll * kWarps *
+      (32 / column_lanes(std::min<std::int64_t>(q.m, 32 * V * kColPieces), V));
   // 8 blocks of 256 threads fill an SM.
   const stream::Split sp =
       rows ? stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8)

@@ -59,9 +59,7 @@ struct Raw {
   __device__ __forceinline__ static T load(const E* p) {
     return __ldg(reinterpret_cast<const unsigned short*>(p));
   }
-  __device__ __forceinline__ static float value(T v) {
-    return OutC<E>::load1(reinterpret_cast<const E*>(&v));
-  }
+  __device__ __forceinline__ static float value(T v) { return value_of_bits<E>(v); }
 };
 template <>
 struct Raw<float> {

@@ -91,6 +91,21 @@ struct OutC<__half> {
   }
 };
 
+// A 16-bit element's value from its storage bits, and its bits from a value, by OutC's
+// conversions (round to nearest even): for elements carried as bits until they are used.
+template <class E>
+__device__ __forceinline__ float value_of_bits(unsigned short bits) {
+  static_assert(sizeof(E) == 2, "16-bit element types");
+  return OutC<E>::load1(reinterpret_cast<const E*>(&bits));
+}
+template <class E>
+__device__ __forceinline__ unsigned short bits_of_value(float v) {
+  static_assert(sizeof(E) == 2, "16-bit element types");
+  E e;
+  OutC<E>::store1(&e, v);
+  return *reinterpret_cast<const unsigned short*>(&e);
+}
+
 __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }

@@ -133,28 +133,6 @@ __device__ __forceinline__ std::uint32_t word_of(const uint4& v, int i) {
   return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
 
-// A 16-bit C element from and to its bits (round to nearest even).
-template <class CT>
-struct Bits16;
-template <>
-struct Bits16<__nv_bfloat16> {
-  __device__ __forceinline__ static float to_float(std::uint32_t b) {
-    return __bfloat162float(__ushort_as_bfloat16(static_cast<unsigned short>(b)));
-  }
-  __device__ __forceinline__ static std::uint32_t from_float(float v) {
-    return __bfloat16_as_ushort(__float2bfloat16_rn(v));
-  }
-};
-template <>
-struct Bits16<__half> {
-  __device__ __forceinline__ static float to_float(std::uint32_t b) {
-    return __half2float(__ushort_as_half(static_cast<unsigned short>(b)));
-  }
-  __device__ __forceinline__ static std::uint32_t from_float(float v) {
-    return __half_as_ushort(__float2half_rn(v));
-  }
-};
-
 // beta != 0: the 16 bytes of C at p, alpha * acc read from a 16-byte aligned run of kEpc staged
 // fp32 values, plus beta times C as it was, rounded once to C's type.
 template <class CT>
@@ -176,9 +154,9 @@ struct Chunk {
     for (int i = 0; i < 4; ++i) {
       const std::uint32_t ow = word_of(old_bits, i);
       if constexpr (sizeof(CT) == 2) {
-        const float lo = fmaf(beta, Bits16<CT>::to_float(ow & 0xffffu), v[2 * i]);
-        const float hi = fmaf(beta, Bits16<CT>::to_float(ow >> 16), v[2 * i + 1]);
-        w[i] = Bits16<CT>::from_float(lo) | (Bits16<CT>::from_float(hi) << 16);
+        const float lo = fmaf(beta, value_of_bits<CT>(ow & 0xffffu), v[2 * i]);
+        const float hi = fmaf(beta, value_of_bits<CT>(ow >> 16), v[2 * i + 1]);
+        w[i] = bits_of_value<CT>(lo) | (static_cast<std::uint32_t>(bits_of_value<CT>(hi)) << 16);
       } else {
         w[i] = __float_as_uint(fmaf(beta, __uint_as_float(ow), v[i]));
       }
