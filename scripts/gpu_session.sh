@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random host-cost thin-k-mma ncu-thin-k-mma narrow8-probe
-#        table-random, and
+#        table-random, write-rate, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -925,6 +925,17 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             "$TG" bench --kernels "${kn%%:*}" --dtype bf16 --layout-a "$lay" --layout-b "$lay" \
             --layout-c "$lay" --shape "$shape" --warmup 2 --reps 2 --rounds 1
         done
+      done
+      ;;
+    write-rate)
+      # tools/write_rate: the rate at which one write of a 16-bit C reaches memory, by the pieces a
+      # block writes (rung 25's 64 x 128 tile and wider ones) and C's pitch (odd, 16-byte, padded).
+      for s in "2982 6722 2982" "2984 6722 2984" "2982 6722 2990" "7155 5417 7155" \
+        "7160 5417 7160" "3092 7833 3092"; do
+        read -r m n ld <<<"$s"
+        run_step "write_rate_${m}x${n}_$ld" "${WRITE_RATE_BIN:-build/tools/write_rate/tilegemm_write_rate}" \
+          "$m" "$n" "$ld"
+        cp "$R/write_rate_${m}x${n}_$ld.log" "$R/${TAG}_write-rate-${m}x${n}-ld$ld.txt"
       done
       ;;
     table-random)
