@@ -889,7 +889,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "0.5 0,0,0;0.5 1,3,2;0 1,1,1;0 3,5,7" 1x1x1 7x9x13 1000x1000x7 777x1025x32 4097x300x33 \
         65x129x40 130x17x64 863x5519x27 129x255x48 3404x573x16
       sanitize_bf16_mixes thin_k_mma 'thin_k_mma_*' 100x200x30 333x129x64 5x70x9
-      TKM='thin_k_mma_64x128,thin_k,wgmma_128x256x64_s4_ts_pad,wgmma_128x128x64_s6_ts_pad,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
+      TKM='thin_k_mma_*,thin_k,wgmma_128x256x64_s4_ts_pad,wgmma_128x128x64_s6_ts_pad,mma_sync_128x128x32_w64x64_s4_anyalign,auto'
       for mn in "2982 6722" "865 1799" "330 3978"; do
         read -r m n <<<"$mn"
         run_step "thin_k_mma_pad_${m}x$n" bench --kernels "$TKM" --dtype bf16 --layout-a col \
@@ -897,7 +897,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           --format json --output "${TAG}_thin-k-mma-pad-bf16-${m}x$n.json"
       done
       run_step thin_k_mma_aligned bench --kernels \
-        'thin_k_mma_64x128,thin_k,wgmma_128x256x64_s4_ts,wgmma_128x128x64_s6_ts,auto' \
+        'thin_k_mma_*,thin_k,wgmma_128x256x64_s4_ts,wgmma_128x128x64_s6_ts,auto' \
         --dtype bf16 --m 4096 --n 4096 --k 8,16,24,32,48,64 --format json \
         --output "${TAG}_thin-k-mma-aligned-bf16.json"
       TILEGEMM_TUNE_CACHE=off BENCH_DTYPE=bf16 bench_by_layout thin_k_mma "$TKM" thin-k-mma-shapes \
@@ -908,7 +908,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "row col col:501x1842x23 548x7190x30"
       for seed in 7 3 11; do
         TILEGEMM_TUNE_CACHE=off bench_random "thin_k_mma_random_s$seed" \
-          'auto,thin_k_mma_64x128' bf16 "$seed" \
+          'auto,thin_k_mma_*' bf16 "$seed" \
           "${TAG}_thin-k-mma-random-bf16-s$seed.json"
       done
       ;;
