@@ -41,6 +41,10 @@ __global__ void __launch_bounds__(kThreads) tile_kernel(Bits* c, int m, int n, l
     Bits* const staged = reinterpret_cast<Bits*>(smem + r * kRowBytes) + shift;
     for (int i = lane; i < mend - m0; i += 32) staged[i] = kFill;
   }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The staging writes, before the bulk copies (the async proxy) read them.
+  if (kBulk) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
   __syncthreads();
   for (int r = warp; r < R && n0 + r < n; r += kWarps) {
     Bits* const row = c + (n0 + r) * ld;
@@ -51,7 +55,6 @@ __global__ void __launch_bounds__(kThreads) tile_kernel(Bits* c, int m, int n, l
     if (kBulk) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
       if (lane == 0 && body > 0) {
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(row + m0 + head),
                      "r"(static_cast<unsigned>(__cvta_generic_to_shared(staged + head))), "r"(2 * body)
                      : "memory");
