@@ -377,14 +377,14 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // stream then lost more than the sum saved).
   constexpr std::int64_t kMaxColSum = 16;
   const std::int64_t tiles = rows ? ceil_div(q.m, kWarps) : ceil_div(q.m, 32 * V * kColPieces);
-  const std::int64_t col_groups = ceil_div(std::min<std::int64_t>(q.m, 32 * V * kColPieces), 4);
+  // The column kernel's first row block: its rows inside M.
+  const std::int64_t block_rows = std::min<std::int64_t>(q.m, 32 * V * kColPieces);
+  const std::int64_t col_groups = ceil_div(block_rows, 4);
   const std::int64_t col_cap =
       std::max(kMaxColSum * kThreads / col_groups, ceil_div(2LL * runtime::sm_count(), tiles));
   // A short M's warp step covers 32 / column_lanes columns: a split of at least one unrolled
   // round of them.
-  const std::int64_t col_round =
-      kUnroll * kWarps *
-      (32 / column_lanes(std::min<std::int64_t>(q.m, 32 * V * kColPieces), V));
+  const std::int64_t col_round = kUnroll * kWarps * (32 / column_lanes(block_rows, V));
   // 8 blocks of 256 threads fill an SM.
   const stream::Split sp =
       rows ? stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8)

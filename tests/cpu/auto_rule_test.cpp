@@ -328,8 +328,6 @@ TEST(AutoRule, SmallAndSkinnyShapes) {
   EXPECT_EQ(chosen(35, 101, 5236).find("tuned_longk_"), std::string::npos) << chosen(35, 101, 5236);
 }
 
-// A matrix-vector product (M or N of 1) goes to the gemv family in every type and layout, a
-// skinny shape just past it (M = 2) does not.
 // Thin K against a large C: the thin_k family (fp32; 16-bit types at K = 1, where no tensor map
 // reads them: from K = 2 rung 25, TensorTypesTakeWgmmaOnHopper); a small C or a K past 64 stays
 // with the tile kernels.
@@ -350,6 +348,8 @@ TEST(AutoRule, ThinKShapesTakeThinK) {
   EXPECT_EQ(k->name, "thin_k_mma_64x128");
 }
 
+// A matrix-vector product (M or N of 1) goes to the gemv family in every type and layout, a
+// skinny shape just past it (M = 2) does not.
 TEST(AutoRule, MatrixVectorShapesTakeGemv) {
   for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
     EXPECT_EQ(chosen(1, 8192, 8192, lb), "gemv");
@@ -469,9 +469,10 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(29, 9, 7054), "wgmma_64x64x64_s13_pad");
       EXPECT_EQ(pick(29, 9, 4999), "wgmma_64x64x64_s13_pad");
       // From K = 128 the copies pay on a small problem too (one past rung 24's: more 32x32 tiles
-      // than SMs); 8 <= K <= 64 goes to rung 25, past it the copies where they pay.
+      // than SMs); 2 <= K <= 64 goes to rung 25, past it the copies where they pay.
       EXPECT_EQ(pick(890, 200, 170), "wgmma_64x64x64_s13_pad");
       EXPECT_EQ(pick(504, 700, 21), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(504, 700, 2), "thin_k_mma_64x128");
       EXPECT_EQ(pick(504, 700, 65), "wgmma_128x64x64_s8_ts_pad");
       // Rung 21 for odd leading dimensions: M or N of at most 4 at any K, of at most 8 from
       // K = 256; a shorter K takes rung 25 up to K = 64 (mma.sync before it), 9 columns or

@@ -9,7 +9,8 @@
 // row's 16-byte middle by 16-byte stores of a warp (thr) or one bulk copy (bulk, sm_90), and its
 // cut ends element by element, blocks in C's contiguous order first; flat: 16-byte stores over the
 // whole span (ld = M only); memset: cudaMemsetAsync over the span.
-// Usage: tilegemm_write_rate M N LD. Needs a GPU: without one it says so and exits 1.
+// Usage: tilegemm_write_rate M N LD. Needs a GPU: without one it says so and exits 1. The bulk
+// patterns run on sm_90 only (the wrappers trap before it; main skips them there).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -19,7 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "kernels/async_copy.cuh"  // the bulk-copy wrappers rung 25 writes its rows with
+
 namespace {
+
+using tilegemm::kernels::bulk_commit;
+using tilegemm::kernels::bulk_store;
+using tilegemm::kernels::bulk_wait_read_all;
+using tilegemm::kernels::fence_proxy_async_smem;
 
 using Bits = std::uint16_t;
 constexpr Bits kFill = 0x3f80;  // 1.0 in bf16
@@ -41,10 +49,7 @@ __global__ void __launch_bounds__(kThreads) tile_kernel(Bits* c, int m, int n, l
     Bits* const staged = reinterpret_cast<Bits*>(smem + r * kRowBytes) + shift;
     for (int i = lane; i < mend - m0; i += 32) staged[i] = kFill;
   }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // The staging writes, before the bulk copies (the async proxy) read them.
-  if (kBulk) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
+  if (kBulk) fence_proxy_async_smem();  // the staging writes, before the bulk copies read them
   __syncthreads();
   for (int r = warp; r < R && n0 + r < n; r += kWarps) {
     Bits* const row = c + (n0 + r) * ld;
@@ -53,14 +58,11 @@ __global__ void __launch_bounds__(kThreads) tile_kernel(Bits* c, int m, int n, l
     const int head = min((8 - shift) % 8, mend - m0);  // elements before C's first 16-byte boundary
     const int body = (mend - m0 - head) / 8 * 8;       // whole 16-byte pieces
     if (kBulk) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
       if (lane == 0 && body > 0) {
-        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(row + m0 + head),
-                     "r"(static_cast<unsigned>(__cvta_generic_to_shared(staged + head))), "r"(2 * body)
-                     : "memory");
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        bulk_store(row + m0 + head,
+                   static_cast<std::uint32_t>(__cvta_generic_to_shared(staged + head)), 2 * body);
+        bulk_commit();
       }
-#endif
     } else {
       for (int p = lane; p < body / 8; p += 32) {
         reinterpret_cast<uint4*>(row + m0 + head)[p] = reinterpret_cast<const uint4*>(staged + head)[p];
@@ -69,9 +71,7 @@ __global__ void __launch_bounds__(kThreads) tile_kernel(Bits* c, int m, int n, l
     if (lane < head) row[m0 + lane] = staged[lane];
     if (lane < mend - m0 - head - body) row[m0 + head + body + lane] = staged[head + body + lane];
   }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (kBulk && lane == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-#endif
+  if (kBulk && lane == 0) bulk_wait_read_all();
 }
 
 // The whole span as 16-byte stores, its last elems % 8 elements one by one.
