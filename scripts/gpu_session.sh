@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random host-cost thin-k-mma ncu-thin-k-mma narrow8-probe
-#        table-random, write-rate, and
+#        table-random, write-rate, short-off, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -947,6 +947,16 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             "${TAG}_${TABLE_TAG:-table}-random-$dt-s$seed.json"
         done
       done
+      ;;
+    short-off)
+      # bf16 products with M or N of at most 64 where only the short operand has no tensor map
+      # (odd pitch) and the long one is 1.5 to 33 MB: rung 23's residue maps (one launch) beside
+      # rung 16's copies under rung 18's and the 128x64 tile, and auto: where kResidue64's bound
+      # on the long operand should lie.
+      SO='auto,wgmma_64x64x64_s11_rm,wgmma_64x128x64_s8_rm,wgmma_64x64x64_s13_pad,wgmma_128x64x64_s8_ts_pad'
+      BENCH_DTYPE=bf16 TILEGEMM_TUNE_CACHE=off bench_by_layout short-off "$SO" short-off-bf16 \
+        "row row row:2768x18x264 4000x18x264 2000x9x800 5000x18x600 3000x60x2048 16000x33x1024" \
+        "col col row:18x2768x264 9x2000x800 18x5000x600 36x7673x1728 33x16000x1024"
       ;;
     narrow8-probe)
       # bf16 products with 5..8 columns against a long K and odd pitches (the random seeds' worst

@@ -85,8 +85,9 @@ enum class When : std::uint8_t {
   // blocks per SM: where the tuned 128x128 tile's last wave would be mostly idle unless K is split.
   kUnderWave128,
   // Rung 23 (16-bit A read in place at any pitch): the long side's operand (A where M >= N) is
-  // one no tensor map describes, or the short one is, against a long one under 1 MiB (one launch
-  // where rung 16 takes two). kResidue64: min(M, N) <= 64 where the copies would pay
+  // one no tensor map describes, or the short one is, against a long one under 4 MiB (one launch
+  // where rung 16 takes two; from 12 MiB the copies were faster: perf-notes.md, "Rung 23's bound
+  // for a short operand without a map"). kResidue64: min(M, N) <= 64 where the copies would pay
   // (kCopiesPay; below, mma.sync's one launch was as fast), unless both operands are such and
   // the long one is under 1 MiB (rung 23 then copies the short one too: two launches, its k-tile
   // the slower); kResidue128: min(M, N) <= 128 and a long operand of 16 MiB or more that no map
@@ -409,9 +410,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       if (when == When::kResidue128) {
         return std::min(p.m, p.n) <= 128 && long_off && long_bytes >= (std::int64_t{16} << 20);
       }
-      const bool long_big = long_bytes >= (std::int64_t{1} << 20);
-      return std::min(p.m, p.n) <= 64 && holds(When::kCopiesPay, p, sms) &&
-             (long_off ? (!short_off || long_big) : (short_off && !long_big));
+      if (std::min(p.m, p.n) > 64 || !holds(When::kCopiesPay, p, sms)) return false;
+      if (long_off) return !short_off || long_bytes >= (std::int64_t{1} << 20);
+      return short_off && long_bytes < (std::int64_t{4} << 20);
     }
     case When::kNarrowTo4:
       return std::min(p.m, p.n) <= 4;

@@ -489,12 +489,16 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       // Rung 23 (residue-class tensor maps): M or N up to 64 whose long operand has no tensor
       // map, with the short one described (one launch) or the long one 1 MiB or more; both
       // without maps on a smaller long operand keep the copies (29 x 9 x 7054 above); a short
-      // operand without a map against a long one under 1 MiB: rung 23 again (one launch where
+      // operand without a map against a long one under 4 MiB: rung 23 again (one launch where
       // the copies take two; 4300 x 31 has a 16-byte pitch in A and more 32x32 tiles than SMs,
-      // past rung 24's small products, which took 2369 x 7 x 144 from it).
+      // past rung 24's small products, which took 2369 x 7 x 144 from it); from 4 MiB the
+      // copies (3000 x 60 x 2048: 12 MB).
       EXPECT_EQ(pick(5169, 16, 1413), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(16, 8191, 8191), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(4300, 31, 96), "wgmma_64x64x64_s11_rm");
+      EXPECT_EQ(pick(2768, 18, 264), "wgmma_64x64x64_s11_rm");  // 1.5 MB
+      EXPECT_EQ(pick(2000, 9, 800), "wgmma_64x64x64_s11_rm");   // 3.2 MB
+      EXPECT_EQ(pick(3000, 60, 2048), "wgmma_64x64x64_s13_pad");
       // up to 128 on a long operand of 16 MiB or more: its 64x128 tile
       EXPECT_EQ(pick(128, 8191, 4095), "wgmma_64x128x64_s8_rm");
       EXPECT_EQ(pick(5312, 122, 3719), "wgmma_64x128x64_s8_rm");
