@@ -105,13 +105,20 @@ int blocks_per_sm() {
 }
 
 // Splits of K: none while the tiles keep at least half the SMs busy; otherwise enough to fill
-// one wave of resident blocks, keeping at least 4 K tiles per split and the workspace bounded.
+// one wave of resident blocks, keeping at least 4 K tiles per split and the workspace bounded,
+// rounded down toward a whole number of blocks per SM (docs/perf-notes.md, "Rung 9's split
+// count").
 template <class C>
 int choose_splits(const Problem& p, int tiles_mn, int k_tiles) {
   const int sms = runtime::sm_count();
   if (2 * static_cast<std::int64_t>(tiles_mn) > sms) return 1;
   std::int64_t want = ceil_div(static_cast<std::int64_t>(sms) * blocks_per_sm<C>(), tiles_mn);
   want = std::min<std::int64_t>({want, k_tiles / 4, 64});
+  // Past one block per SM, a whole number of blocks per SM: a count that gives some SMs a block
+  // more than others runs at the pace of the fuller ones.
+  if (want * tiles_mn > sms) {
+    want = std::max<std::int64_t>(1, want * tiles_mn / sms * sms / tiles_mn);
+  }
   while (want > 1 && want * p.m * p.n > kMaxWorkspaceFloats) --want;
   return static_cast<int>(std::max<std::int64_t>(want, 1));
 }
