@@ -86,7 +86,7 @@ enum class When : std::uint8_t {
   kUnderWave128,
   // Rung 23 (16-bit A read in place at any pitch): the long side's operand (A where M >= N) is
   // one no tensor map describes, or the short one is, against a long one under 4 MiB (one launch
-  // where rung 16 takes two; from 12 MiB the copies were faster: perf-notes.md, "Rung 23's bound
+  // where rung 16 takes two; from 12 MB the copies were faster: perf-notes.md, "Rung 23's bound
   // for a short operand without a map"). kResidue64: min(M, N) <= 64 where the copies would pay
   // (kCopiesPay; below, mma.sync's one launch was as fast), unless both operands are such and
   // the long one is under 1 MiB (rung 23 then copies the short one too: two launches, its k-tile
