@@ -58,6 +58,7 @@ struct GemvArgs {
 };
 
 using stream::Load;
+using stream::load_cut_piece;
 using stream::load_stream;
 
 template <class CT>
@@ -137,27 +138,6 @@ __host__ __device__ constexpr int column_lanes(std::int64_t live, int v) {
   return lanes;
 }
 
-// The bits of the first n (0..V) of V consecutive elements at p as one 16-byte value, zero past
-// them (zero bits are +0 in every type): a piece of A that is cut by M or off 16 bytes.
-template <class E>
-__device__ __forceinline__ uint4 gather_piece(const E* p, int n) {
-  std::uint32_t w[4] = {0u, 0u, 0u, 0u};
-  if constexpr (sizeof(E) == 2) {
-    const unsigned short* const q = reinterpret_cast<const unsigned short*>(p);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      if (i < n) w[i / 2] |= static_cast<std::uint32_t>(__ldg(q + i)) << (16 * (i % 2));
-    }
-  } else {
-    const unsigned* const q = reinterpret_cast<const unsigned*>(p);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      if (i < n) w[i] = __ldg(q + i);
-    }
-  }
-  return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
 // A column-major: block b owns rows R b .. R b + R - 1 (R = 64 V): lane l the V rows at
 // R b + V (l + 32 j) for j = 0, 1, so a warp reads 2 x 512 contiguous bytes of a column; warp w
 // takes columns k0 + w, k0 + w + 8, ... of split blockIdx.y.
@@ -198,7 +178,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
       for (int u = 0; u < kUnroll; ++u) {
         const std::int64_t kk = k + step * u;
         const E* const col = a + kk * g.lda + r;
-        ra[u] = kk >= k1 ? make_uint4(0, 0, 0, 0) : whole ? load_stream(col) : gather_piece(col, n);
+        ra[u] = kk >= k1 ? make_uint4(0, 0, 0, 0) : whole ? load_stream(col) : load_cut_piece<sizeof(E)>(col, n);
         xk[u] = kk < k1 ? L::one(x + kk * g.incx) : 0.0f;
       }
 #pragma unroll

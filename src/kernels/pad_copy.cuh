@@ -10,12 +10,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <type_traits>
 
 #include "../core/device_runtime.hpp"
 #include "tilegemm/problem.hpp"
 #include "problem_views.hpp"
+#include "stream_common.cuh"
 
 namespace tilegemm::kernels {
 
@@ -70,7 +69,6 @@ __device__ __forceinline__ uint4 load_piece(const unsigned char* p) {
 // them.
 template <int kBytes>
 __global__ void __launch_bounds__(kPadThreads) pad_pitch_kernel(const PadJob a, const PadJob b) {
-  using Elem = std::conditional_t<kBytes == 2, std::uint16_t, std::uint32_t>;
   constexpr int kSeg = kPadSegmentBytes / kBytes;  // elements per segment
   constexpr int kPer = 16 / kBytes;                // elements per 16-byte piece
   const std::int64_t total = a.segments + b.segments;
@@ -101,12 +99,8 @@ __global__ void __launch_bounds__(kPadThreads) pad_pitch_kernel(const PadJob a, 
       if (inside) {
         piece = load_piece<kBytes>(line + c * kBytes);
       } else {
-        Elem e[kPer];
-#pragma unroll
-        for (int x = 0; x < kPer; ++x) {
-          e[x] = c + x < j.cols ? __ldg(reinterpret_cast<const Elem*>(line) + c + x) : Elem{0};
-        }
-        memcpy(&piece, e, sizeof(piece));
+        piece = stream::load_cut_piece<kBytes>(
+            line + c * kBytes, static_cast<int>(std::min<std::int64_t>(kPer, j.cols - c)));
       }
       *reinterpret_cast<uint4*>(j.dst + (e0 + i) * kBytes) = piece;
     }

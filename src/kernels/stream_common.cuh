@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "../core/device_runtime.hpp"
 #include "problem_views.hpp"
@@ -36,6 +38,22 @@ struct Load {
 // caches.
 __device__ __forceinline__ uint4 load_stream(const void* p) {
   return __ldcs(reinterpret_cast<const uint4*>(p));
+}
+
+// The storage bits of the first n of the 16 / kBytes consecutive elements at p (element-aligned)
+// as one 16-byte value, zero past them (zero bits are +0 in every type): a piece cut by the end
+// of a line, or one that no aligned load reads, element by element (gemv's cut row pieces, the
+// pad copy's line ends).
+template <int kBytes>
+__device__ __forceinline__ uint4 load_cut_piece(const void* p, int n) {
+  using Elem = std::conditional_t<kBytes == 2, std::uint16_t, std::uint32_t>;
+  constexpr int kPer = 16 / kBytes;
+  Elem e[kPer];
+#pragma unroll
+  for (int x = 0; x < kPer; ++x) e[x] = x < n ? __ldg(static_cast<const Elem*>(p) + x) : Elem{0};
+  uint4 piece;
+  memcpy(&piece, e, sizeof(piece));
+  return piece;
 }
 
 // K split over blocks: enough blocks (`blocks_per_sm` per SM over `tiles` output blocks) to keep
