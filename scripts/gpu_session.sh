@@ -906,6 +906,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "col row col:7155x5417x26 500x947x10" "col col row:35x6945x26" \
         "row col row:863x5519x27 4002x1483x37 3092x7833x10" "col row row:4200x969x16" \
         "row col col:501x1842x23 548x7190x30"
+      run_step thin_k_mma_c_f32 bench --kernels "$TKM" --dtype bf16 --dtype-c f32 \
+        --layout-a col --layout-b col --layout-c col --shape 2982x6722x8 --shape 2982x6722x29 \
+        --shape 4242x6657x39 --format json --output "${TAG}_thin-k-mma-bf16-f32.json"
       for seed in 7 3 11; do
         TILEGEMM_TUNE_CACHE=off bench_random "thin_k_mma_random_s$seed" \
           'auto,thin_k_mma_*' bf16 "$seed" \
@@ -915,7 +918,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
     ncu-thin-k-mma)
       # Rung 25 beside rung 19 (thin_k) under ncu at 4096^2 x 8 (16-byte pitches) and on the odd
       # pitches of 2982 x 6722 x 29 (column-major): throughput, memory, warp stalls, occupancy.
-      for kn in thin_k_mma_64x128:thin_k_mma thin_k:thin_k_kernel; do
+      for kn in thin_k_mma_64x128:thin_k_mma_kernel thin_k_mma_16x512:thin_k_strip_kernel \
+        thin_k:thin_k_kernel; do
         for sl in "4096x4096x8 row" "2982x6722x29 col"; do
           read -r shape lay <<<"$sl"
           run_step "ncu_${kn%%:*}_$shape" ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \

@@ -342,8 +342,12 @@ TEST(AutoRule, ThinKShapesTakeThinK) {
   const KernelInfo* k = select_kernel(Problem::make_typed(7920, 6669, 1, bf16, buf, buf, buf), 90);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->name, "thin_k");
-  // Rung 25 is registered in every build and runs from sm_80: always a candidate at cc 90.
+  // Rung 25 is registered in every build and runs from sm_80: always a candidate at cc 90 (its
+  // strip walk on a C of 6 * 2^20 elements or more, its 64 x 128 tile below).
   k = select_kernel(Problem::make_typed(7920, 6669, 3, bf16, buf, buf, buf), 90);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->name, "thin_k_mma_16x512");
+  k = select_kernel(Problem::make_typed(1920, 1669, 3, bf16, buf, buf, buf), 90);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->name, "thin_k_mma_64x128");
 }
@@ -449,15 +453,19 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     EXPECT_EQ(chosen_typed(4096, t, 1), "wgmma_128x256x64_s4_ts_pad");
     {
       // K < 128: the copies pay from K = 16 and 2^23 multiply-adds, except that rung 25 takes
-      // 2 <= K <= 32 at any size of C and 32 < K <= 64 under 2^23 elements of C; K = 1 takes
-      // thin_k.
+      // 2 <= K <= 32 at any size of C and 32 < K <= 64 under 2^23 elements of C (its strip walk
+      // for 2 <= K <= 48 from 6 * 2^20 elements of C); K = 1 takes thin_k.
       EXPECT_EQ(pick(1001, 1001, 255), "wgmma_128x64x64_s8_ts_pad");
-      EXPECT_EQ(pick(2982, 6722, 33), "wgmma_128x256x64_s4_ts_pad");
-      EXPECT_EQ(pick(2982, 6722, 32), "thin_k_mma_64x128");
-      EXPECT_EQ(pick(2982, 6722, 2), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(2982, 6722, 33), "thin_k_mma_16x512");
+      EXPECT_EQ(pick(2982, 6722, 48), "thin_k_mma_16x512");
+      EXPECT_EQ(pick(2982, 6722, 49), "wgmma_128x256x64_s4_ts_pad");
+      EXPECT_EQ(pick(2982, 6722, 32), "thin_k_mma_16x512");
+      EXPECT_EQ(pick(2982, 6722, 2), "thin_k_mma_16x512");
       EXPECT_EQ(pick(2982, 6722, 1), "thin_k");
-      EXPECT_EQ(pick(2048, 4096, 33), "wgmma_128x256x64_s4_ts_pad");  // 2^23 elements of C
-      EXPECT_EQ(pick(2047, 4096, 33), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(2048, 3072, 29), "thin_k_mma_16x512");  // 6 * 2^20 elements of C
+      EXPECT_EQ(pick(2047, 3072, 29), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(2048, 4096, 49), "wgmma_128x256x64_s4_ts_pad");  // 2^23 elements of C
+      EXPECT_EQ(pick(2047, 4096, 49), "thin_k_mma_64x128");
       EXPECT_EQ(pick(863, 5519, 27), "thin_k_mma_64x128");
       EXPECT_EQ(pick(863, 5519, 65), "wgmma_128x128x64_s6_ts_pad");
       EXPECT_EQ(pick(1370, 2520, 6), "thin_k_mma_64x128");

@@ -18,11 +18,15 @@
 //    element by element. beta != 0 stages fp32 and reads C in the same pieces; beta = 0 never
 //    reads it.
 //  - C is made row-major first (a column-major C is computed as its mirror, C^T = B^T A^T).
-// One 64 x 128 tile; a 128 x 128 one measured slower on the odd-pitch shapes `auto` sends here
-// (docs/perf-notes.md, "Rung 25").
+// Two instances: a 64 x 128 tile per block (a 128 x 128 one measured slower on the odd-pitch
+// shapes `auto` sends here: docs/perf-notes.md, "Rung 25"), and a strip walk for a large C
+// (namespace strip below): a block keeps B's slice for 512 columns and writes them 16 rows at a
+// time, rows of 1 KiB of a 16-bit C, which leave faster than the tile's 256-byte rows
+// (docs/perf-notes.md, "Rung 25's strip walk").
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -55,13 +59,13 @@ constexpr int kStageBytes = BM * kStageLine * 4;  // beta != 0: the tile staged 
 constexpr int kSmemBytes = kSliceBytes > kStageBytes ? kSliceBytes : kStageBytes;
 constexpr int kMinBlocks = 4;  // at most 64 registers a thread
 
-// One operand's X x K slice (X = BM rows of A, or BN columns of B), into s[x * kLine + k] as
+// One operand's X x K slice (X rows of A, or X columns of B), into s[x * Line + k] as
 // 16-bit bits, zero past K up to KP = 16 KS and past `rows` (the rows left in the problem):
 // element (x, k) of the operand is at base[x * sx + k * sk]. Consecutive lanes walk the
 // operand's contiguous dimension; every load of a thread is issued before its stores (fixed trip
 // counts, sized by KS). Offsets from base are 32-bit (can_implement bounds the leading
 // dimensions): 64-bit address arithmetic per load had made the stage instruction-bound.
-template <int X, int KS>
+template <int X, int KS, int Line = kLine>
 __device__ __forceinline__ void stage_slice(std::uint16_t* s, const std::uint16_t* base, int sx,
                                             int sk, int rows, int k, int warp, int lane) {
   constexpr int kWarps = kThreads / 32;
@@ -90,7 +94,7 @@ __device__ __forceinline__ void stage_slice(std::uint16_t* s, const std::uint16_
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) {
         const int kk = kk0 + 32 * h;
-        if (kk < KP) s[(x0 + kWarps * kLinesAtOnce * i) * kLine + kk] = v[i][h];
+        if (kk < KP) s[(x0 + kWarps * kLinesAtOnce * i) * Line + kk] = v[i][h];
       }
     }
   } else {
@@ -114,7 +118,7 @@ __device__ __forceinline__ void stage_slice(std::uint16_t* s, const std::uint16_
     for (int j = 0; j < KS; ++j) {
 #pragma unroll
       for (int i = 0; i < kPerLane; ++i) {
-        *reinterpret_cast<std::uint32_t*>(s + (lane + 32 * i) * kLine + 2 * (warp + kWarps * j)) =
+        *reinterpret_cast<std::uint32_t*>(s + (lane + 32 * i) * Line + 2 * (warp + kWarps * j)) =
             v[j][i];
       }
     }
@@ -128,9 +132,60 @@ __device__ __forceinline__ int shift_of(const CT* p) {
          static_cast<int>(sizeof(CT));
 }
 
+// How many elements row `row` of C, from column n0, lies past a 16-byte boundary: the address
+// modulo 16 in 32-bit arithmetic (only its low bits matter).
+template <class CT>
+__device__ __forceinline__ int row_shift(const CT* c, std::int64_t ldc, int row, int n0) {
+  const auto base = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(c));
+  const std::uint32_t offset =
+      (static_cast<std::uint32_t>(row) * static_cast<std::uint32_t>(ldc) +
+       static_cast<std::uint32_t>(n0)) *
+      static_cast<std::uint32_t>(sizeof(CT));
+  return static_cast<int>((base + offset) % 16 / sizeof(CT));
+}
+
+// Staging of two consecutive outputs x, y of C's type at p, which is aligned to one element
+// only (the row's shift): a 16-bit pair rounded by one packing conversion, then stored as two
+// halves.
+__device__ __forceinline__ void stage_pair(float* p, float x, float y) {
+  p[0] = x;
+  p[1] = y;
+}
+template <class CT>
+__device__ __forceinline__ void stage_pair(CT* p, float x, float y) {
+  CT pair[2];
+  OutC<CT>::store2(pair, x, y);
+  p[0] = pair[0];
+  p[1] = pair[1];
+}
+
 // Word i of a 16-byte value (i known at compile time after unrolling).
 __device__ __forceinline__ std::uint32_t word_of(const uint4& v, int i) {
   return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+// The 16 bytes v of a staged row, into C's row c_row at columns first .. first + kEpc - 1: one
+// 16-byte store where the piece lies whole within columns 0 .. cols - 1 (then 16-byte aligned in
+// C: the staging put it there), else its elements within them one by one.
+template <class CT>
+__device__ __forceinline__ void store_piece(CT* c_row, int first, int cols, const uint4& v) {
+  constexpr int kEpc = 16 / static_cast<int>(sizeof(CT));
+  if (first >= 0 && first + kEpc <= cols) {
+    *reinterpret_cast<uint4*>(c_row + first) = v;
+    return;
+  }
+#pragma unroll
+  for (int e = 0; e < kEpc; ++e) {
+    const int col = first + e;
+    if (col < 0 || col >= cols) continue;
+    const std::uint32_t word = word_of(v, e * static_cast<int>(sizeof(CT)) / 4);
+    if constexpr (sizeof(CT) == 2) {
+      *reinterpret_cast<std::uint16_t*>(c_row + col) =
+          static_cast<std::uint16_t>(word >> (16 * (e % 2)));
+    } else {
+      *reinterpret_cast<std::uint32_t*>(c_row + col) = word;
+    }
+  }
 }
 
 // beta != 0: the 16 bytes of C at p, alpha * acc read from a 16-byte aligned run of kEpc staged
@@ -266,23 +321,8 @@ __device__ __forceinline__ void store_tile(const Acc& acc, unsigned char* smem, 
     for (int q = lane; q < kPieces; q += 32) {
       const int first = q * kEpc - sh;  // the piece's first column (may be negative)
       if (first >= cols) continue;
-      const uint4 v = *reinterpret_cast<const uint4*>(smem + row * kRowBytes + 16 * q);
-      if (first >= 0 && first + kEpc <= cols) {
-        *reinterpret_cast<uint4*>(c_row + first) = v;
-        continue;
-      }
-#pragma unroll
-      for (int e = 0; e < kEpc; ++e) {
-        const int col = first + e;
-        if (col < 0 || col >= cols) continue;
-        const std::uint32_t word = word_of(v, e * static_cast<int>(sizeof(CT)) / 4);
-        if constexpr (sizeof(CT) == 2) {
-          *reinterpret_cast<std::uint16_t*>(c_row + col) =
-              static_cast<std::uint16_t>(word >> (16 * (e % 2)));
-        } else {
-          *reinterpret_cast<std::uint32_t*>(c_row + col) = word;
-        }
-      }
+      store_piece(c_row, first, cols,
+                  *reinterpret_cast<const uint4*>(smem + row * kRowBytes + 16 * q));
     }
   }
 #endif
@@ -389,6 +429,207 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   }
 }
 
+// ---- The strip walk: 16 x 512 steps of C, B's slice read once per block -------------------------
+// The 64 x 128 tile writes C in rows of 256 bytes (of a 16-bit C), and the rate at which such
+// pieces leave is well under a memset's; rows of 1 KiB write near it (docs/perf-notes.md, "What
+// sets the write rate of C"). A block of this instance owns a strip of 512 columns of C: it
+// reads B's K x 512 slice once into shared memory, then walks the strip's 16-row steps
+// (step blockIdx.y, + gridDim.y, ...: at any moment the grid writes one band of whole rows of
+// C), reading each step's 16 x K rows of A a step ahead into registers. Each warp computes 16 x 64
+// of the step; the step is staged at each row's shift from a 16-byte boundary and written in
+// 16-byte pieces by all threads, consecutive threads along a row.
+namespace strip {
+
+constexpr int kRows = 16;                          // C rows per step
+constexpr int kCols = 512;                         // C columns per strip (per block)
+constexpr int kWarpCols = kCols / (kThreads / 32);  // 64: columns per warp
+constexpr int kNf = kWarpCols / 8;                  // n8 fragments per warp
+constexpr int kMaxBlocks = 3;                       // at most 85 registers a thread
+
+// Shared memory of the instance with C type CT and KS k-steps: B's slice (512 lines), two
+// buffers of A's 16 rows, one staged step. A line of 16 KS + 8 elements keeps ldmatrix's eight
+// 16-byte rows in distinct banks at every KS.
+template <class CT, int KS>
+struct Smem {
+  static constexpr int kLine = 16 * KS + 8;
+  static constexpr int kBBytes = kCols * kLine * 2;
+  static constexpr int kABytes = kRows * kLine * 2;
+  static constexpr int kRowBytes = kCols * static_cast<int>(sizeof(CT)) + 16;
+  static constexpr int kBytes = kBBytes + 2 * kABytes + kRows * kRowBytes;
+  // Blocks one SM holds by shared memory (227 KiB, 1 KiB reserved per block), at most kMaxBlocks
+  // (the launch bounds: registers for that many).
+  static constexpr int kBlocksPerSm =
+      (227 * 1024) / (kBytes + 1024) < kMaxBlocks ? (227 * 1024) / (kBytes + 1024) : kMaxBlocks;
+};
+
+// A step's 16 x K rows of A, loaded into registers (16 KS elements: KS a thread) and stored
+// into s[x * Line + k], zero past K up to 16 KS and past `rows`. Consecutive threads walk A's
+// contiguous dimension.
+template <int KS, int Line>
+struct ARows {
+  static constexpr int KP = 16 * KS;
+  std::uint16_t v[KS];
+  __device__ __forceinline__ static void place(int idx, bool k_contiguous, int& x, int& kk) {
+    x = k_contiguous ? idx / KP : idx % kRows;
+    kk = k_contiguous ? idx % KP : idx / kRows;
+  }
+  __device__ __forceinline__ void load(const std::uint16_t* base, int sx, int sk, int rows, int k,
+                                       int tid) {
+#pragma unroll
+    for (int i = 0; i < KS; ++i) {
+      int x, kk;
+      place(tid + kThreads * i, sk == 1, x, kk);
+      v[i] = x < rows && kk < k ? __ldg(base + (x * sx + kk * sk)) : std::uint16_t{0};
+    }
+  }
+  __device__ __forceinline__ void store(std::uint16_t* s, bool k_contiguous, int tid) const {
+#pragma unroll
+    for (int i = 0; i < KS; ++i) {
+      int x, kk;
+      place(tid + kThreads * i, k_contiguous, x, kk);
+      s[x * Line + kk] = v[i];
+    }
+  }
+};
+
+// Block (blockIdx.y, blockIdx.x) writes C columns 512 blockIdx.x .. + 511, rows 16 t .. + 15
+// for t = blockIdx.y, blockIdx.y + gridDim.y, ...; warp w computes columns 64 w .. + 63 of each
+// step. beta != 0 reads C at the accumulators' own places before the staging (one rounding).
+template <class Op, class CT, int KS>
+__global__ void __launch_bounds__(kThreads, Smem<CT, KS>::kBlocksPerSm)
+    thin_k_strip_kernel(const StridedProblem g) {
+  using S = Smem<CT, KS>;
+  constexpr int kLine = S::kLine;
+  constexpr int kEpc = 16 / static_cast<int>(sizeof(CT));
+  constexpr int kPieces = kCols / kEpc + 1;  // 16-byte pieces of a staged row (with its shift)
+  extern __shared__ __align__(16) unsigned char smem[];
+  std::uint16_t* const b_s = reinterpret_cast<std::uint16_t*>(smem);
+  std::uint16_t* const a_s = reinterpret_cast<std::uint16_t*>(smem + S::kBBytes);
+  unsigned char* const stage = smem + S::kBBytes + 2 * S::kABytes;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int n0 = static_cast<int>(blockIdx.x) * kCols;
+  const int cols = min(kCols, g.n - n0);
+  const int steps = (g.m + kRows - 1) / kRows;
+  const int stride = static_cast<int>(gridDim.y);
+  const bool a_k_contiguous = g.a_k == 1;
+  const std::uint16_t* const a = static_cast<const std::uint16_t*>(g.a);
+  const std::uint16_t* const b = static_cast<const std::uint16_t*>(g.b);
+  const auto a_rows = [&](int t) { return a + static_cast<std::int64_t>(kRows) * t * g.a_m; };
+
+  int t = static_cast<int>(blockIdx.y);
+  ARows<KS, kLine> next;
+  next.load(a_rows(t), static_cast<int>(g.a_m), static_cast<int>(g.a_k), g.m - kRows * t, g.k,
+            tid);
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int x0 = n0 + 256 * half;
+    stage_slice<256, KS, kLine>(b_s + 256 * half * kLine, b + x0 * g.b_n,
+                                static_cast<int>(g.b_n), static_cast<int>(g.b_k), g.n - x0, g.k,
+                                warp, lane);
+  }
+  next.store(a_s, a_k_contiguous, tid);
+  __syncthreads();
+
+  // ldmatrix addresses (as the 64 x 128 tile's): A's matrix j = lane / 8 is rows 8 (j % 2) ..,
+  // k 8 (j / 2) ..; B's is columns 8 (j / 2) .., k 8 (j % 2) .., two n8 fragments per x4.
+  const std::uint32_t a_base = smem_addr(a_s + (lane % 16) * kLine + 8 * (lane / 16));
+  const std::uint32_t b_base =
+      smem_addr(b_s + (kWarpCols * warp + 8 * (lane / 16) + lane % 8) * kLine + 8 * ((lane / 8) % 2));
+  CT* const c = static_cast<CT*>(g.c);
+  int buf = 0;
+  for (; t < steps; t += stride, buf ^= 1) {
+    const int m0 = kRows * t;
+    const bool more = t + stride < steps;
+    if (more) {
+      next.load(a_rows(t + stride), static_cast<int>(g.a_m), static_cast<int>(g.a_k),
+                g.m - kRows * (t + stride), g.k, tid);
+    }
+    float acc[kNf][4] = {};
+#pragma unroll
+    for (int ks = 0; ks < KS; ++ks) {
+      std::uint32_t af[4];
+      ldsm_x4(af, a_base + 2 * (buf * kRows * kLine + 16 * ks));
+#pragma unroll
+      for (int f = 0; f < kNf / 2; ++f) {
+        std::uint32_t bf[4];
+        ldsm_x4(bf, b_base + 2 * (16 * f * kLine + 16 * ks));
+        const std::uint32_t b0[2] = {bf[0], bf[1]};
+        const std::uint32_t b1[2] = {bf[2], bf[3]};
+        Op::mma(acc[2 * f], af, b0);
+        Op::mma(acc[2 * f + 1], af, b1);
+      }
+    }
+    __syncthreads();  // the previous step's staged rows are written out
+
+    // Stage alpha * acc (+ beta * C) in C's type, row r at its shift s(r) from a 16-byte boundary,
+    // each element on its own (an element pair is aligned in the staged row only at an even
+    // shift; a branch on it per pair had cost more than the second store).
+    const int rows = min(kRows, g.m - m0);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = 8 * h + lane / 4;
+      CT* const line =
+          reinterpret_cast<CT*>(stage + row * S::kRowBytes) + row_shift(c, g.ldc, m0 + row, n0);
+      const CT* const c_row = c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0;
+#pragma unroll
+      for (int j = 0; j < kNf; ++j) {
+        const int col = kWarpCols * warp + 8 * j + 2 * (lane % 4);
+        float x = g.alpha * acc[j][2 * h];
+        float y = g.alpha * acc[j][2 * h + 1];
+        if (g.beta != 0.0f && row < rows) {
+          if (col < cols) x = fmaf(g.beta, OutC<CT>::load1(c_row + col), x);
+          if (col + 1 < cols) y = fmaf(g.beta, OutC<CT>::load1(c_row + col + 1), y);
+        }
+        stage_pair(line + col, x, y);
+      }
+    }
+    if (more) next.store(a_s + (buf ^ 1) * kRows * kLine, a_k_contiguous, tid);
+    __syncthreads();  // the step is staged; the next step's A rows are in place
+
+    // The rows leave in whole 16-byte pieces: a warp per kRows / 8 rows, lane q on pieces q,
+    // q + 32, ... (a warp's stores cover 512 contiguous bytes of the row); then the cut ends, at
+    // most kEpc - 1 elements before a row's first 16-byte boundary and after its last, one
+    // element a thread (16 threads a row). Handled apart, the ends cost no divergence in the
+    // pieces' loop.
+#pragma unroll
+    for (int r = 0; r < kRows / (kThreads / 32); ++r) {
+      const int row = kRows / (kThreads / 32) * warp + r;
+      if (row >= rows) break;
+      CT* const c_row = c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0;
+      const int shift = row_shift(c, g.ldc, m0 + row, n0);
+      const unsigned char* const line = stage + row * S::kRowBytes;
+#pragma unroll
+      for (int i = 0; i < (kPieces + 31) / 32; ++i) {
+        const int q = lane + 32 * i;
+        const int first = q * kEpc - shift;  // the piece's first column (may be negative)
+        if (q < kPieces && first >= 0 && first + kEpc <= cols) {
+          *reinterpret_cast<uint4*>(c_row + first) =
+              *reinterpret_cast<const uint4*>(line + 16 * q);
+        }
+      }
+    }
+    static_assert(kThreads == 16 * kRows, "16 threads a row for the cut ends");
+    {
+      const int row = tid / 16;
+      const int slot = tid % 16;  // 0..7: the head's elements, 8..15: the tail's
+      if (row < rows) {
+        CT* const c_row = c + static_cast<std::int64_t>(m0 + row) * g.ldc + n0;
+        const int shift = row_shift(c, g.ldc, m0 + row, n0);
+        const int head = min((kEpc - shift) % kEpc, cols);
+        const int tail = head + (cols - head) / kEpc * kEpc;  // the first column after the body
+        const int col = slot < 8 ? slot : tail + (slot - 8);
+        if (slot < 8 ? col < head : col < cols) {
+          c_row[col] = reinterpret_cast<const CT*>(stage + row * S::kRowBytes)[col + shift];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace strip
+
 template <class E>
 struct OpOf;
 template <>
@@ -401,102 +642,143 @@ struct OpOf<__half> {
 };
 
 // K up to 64, and leading dimensions of A and B under 2^24 elements (a block's slice offsets
-// are 32-bit: at most 128 lines and 64 k of them).
+// are 32-bit: at most 128 lines and 64 k of them); the strip's slices of 256 lines, under 2^23.
+template <bool Strip>
 bool can_implement_thin_k_mma(const Problem& p) {
   const Problem q = views::row_major_c(p);
-  constexpr std::int64_t kMaxLd = std::int64_t{1} << 24;
+  constexpr std::int64_t kMaxLd = std::int64_t{1} << (Strip ? 23 : 24);
   return q.k <= kMaxK && q.a.ld < kMaxLd && q.b.ld < kMaxLd &&
-         views::tile_grid_fits(q, BM, BN);
+         (Strip ? views::tile_grid_fits(q, strip::kRows, strip::kCols)
+                : views::tile_grid_fits(q, BM, BN));
 }
 
-// An instance's kernel and its shared-memory opt-in word (runtime::opt_in_smem).
+// An instance's kernel, its dynamic shared memory, the blocks one SM holds of it and its
+// shared-memory opt-in word (runtime::opt_in_smem).
 struct KernelRef {
   const void* fn;
+  int smem;
+  int blocks_per_sm;
   std::atomic<std::uint64_t>* opted_in;
 };
 
-template <class E, class CT, int KS>
+template <bool Strip, class E, class CT, int KS>
 KernelRef typed_kernel() {
   static std::atomic<std::uint64_t> opted_in{0};
-  return {kernel_address(&thin_k_mma_kernel<typename OpOf<E>::type, E, CT, KS>), &opted_in};
+  using Op = typename OpOf<E>::type;
+  if constexpr (Strip) {
+    using S = strip::Smem<CT, KS>;
+    return {kernel_address(&strip::thin_k_strip_kernel<Op, CT, KS>), S::kBytes, S::kBlocksPerSm,
+            &opted_in};
+  } else {
+    return {kernel_address(&thin_k_mma_kernel<Op, E, CT, KS>), kSmemBytes, kMinBlocks,
+            &opted_in};
+  }
 }
 
 // The instance for the problem's K steps (K rounded up to 16: 1..4).
-template <class E, class CT>
+template <bool Strip, class E, class CT>
 KernelRef kernel_for_k(std::int64_t k) {
   switch ((k + 15) / 16) {
     case 0:
     case 1:
-      return typed_kernel<E, CT, 1>();
+      return typed_kernel<Strip, E, CT, 1>();
     case 2:
-      return typed_kernel<E, CT, 2>();
+      return typed_kernel<Strip, E, CT, 2>();
     case 3:
-      return typed_kernel<E, CT, 3>();
+      return typed_kernel<Strip, E, CT, 3>();
     default:
-      return typed_kernel<E, CT, 4>();
+      return typed_kernel<Strip, E, CT, 4>();
   }
 }
 
 // The instance for the problem's 16-bit A/B type, C type and K.
+template <bool Strip>
 KernelRef kernel_for(const Problem& p) {
   const GemmTypes t = p.types();
   if (t.ab == DType::kBF16) {
-    return t.c == DType::kF32 ? kernel_for_k<__nv_bfloat16, float>(p.k)
-                              : kernel_for_k<__nv_bfloat16, __nv_bfloat16>(p.k);
+    return t.c == DType::kF32 ? kernel_for_k<Strip, __nv_bfloat16, float>(p.k)
+                              : kernel_for_k<Strip, __nv_bfloat16, __nv_bfloat16>(p.k);
   }
-  return t.c == DType::kF32 ? kernel_for_k<__half, float>(p.k)
-                            : kernel_for_k<__half, __half>(p.k);
+  return t.c == DType::kF32 ? kernel_for_k<Strip, __half, float>(p.k)
+                            : kernel_for_k<Strip, __half, __half>(p.k);
 }
 
+template <bool Strip>
 const void* device_function_thin_k_mma(const Problem& p) {
-  return kernel_for(views::row_major_c(p)).fn;
+  return kernel_for<Strip>(views::row_major_c(p)).fn;
 }
 
+// The 64 x 128 tile: a block per tile. The strip: a block per strip and row group, as many row
+// groups as fill the SMs' block slots once (each group at least one step).
+template <bool Strip>
 cudaError_t launch_thin_k_mma(const Problem& p, cudaStream_t stream) {
   const Problem q = views::row_major_c(p);
-  const KernelRef k = kernel_for(q);
-  constexpr int kSmem = kSmemBytes;
-  if (const cudaError_t e = runtime::opt_in_smem(k.fn, kSmem, *k.opted_in); e != cudaSuccess) {
+  const KernelRef k = kernel_for<Strip>(q);
+  if (const cudaError_t e = runtime::opt_in_smem(k.fn, k.smem, *k.opted_in); e != cudaSuccess) {
     return e;
+  }
+  dim3 grid = tile_grid(q, BM, BN);
+  if constexpr (Strip) {
+    const std::int64_t strips = ceil_div(q.n, std::int64_t{strip::kCols});
+    const std::int64_t steps = ceil_div(q.m, std::int64_t{strip::kRows});
+    const std::int64_t slots = std::int64_t{k.blocks_per_sm} * runtime::sm_count();
+    const std::int64_t groups = std::clamp<std::int64_t>(slots / strips, 1, steps);
+    grid = dim3(static_cast<unsigned>(strips), static_cast<unsigned>(groups));
   }
   StridedProblem g = strided_problem(q);
   void* args[] = {&g};
-  const cudaError_t e =
-      cudaLaunchKernel(k.fn, tile_grid(q, BM, BN), dim3(kThreads), args, kSmem, stream);
+  const cudaError_t e = cudaLaunchKernel(k.fn, grid, dim3(kThreads), args, k.smem, stream);
   return e != cudaSuccess ? e : cudaGetLastError();
 }
 
 }  // namespace
 
 void register_thin_k_mma(Registry& r) {
-  KernelInfo k;
-  k.name = "thin_k_mma_" + std::to_string(BM) + "x" + std::to_string(BN);
-  k.family = "thin_k_mma";
-  k.rung = 25;
-  k.tile = TileConfig{};
-  k.tile.bm = BM;
-  k.tile.bn = BN;
-  k.tile.bk = kMaxK;
-  k.tile.wm = kWarpM;
-  k.tile.wn = BN / kWarpsN;
-  k.tile.threads = kThreads;
-  k.desc.op_class = OpClass::kMmaSync;
-  k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
-                  GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
-  k.desc.accumulator = DType::kF32;
-  k.desc.align_a = 1;  // element reads of A and B, C written in whole 16-byte pieces at any pitch
-  k.desc.align_b = 1;
-  k.desc.align_c = 1;
-  k.desc.min_cc = kCpAsyncMinCc;  // mma.sync m16n8k16 and ldmatrix: sm_80
-  k.desc.max_cc = 0;
-  k.summary = "K up to 64, 16-bit A/B: " + std::to_string(BM) +
-              " x 128 tiles of C on mma.sync, A's and B's slices read element by element at any "
-              "pitch, each row of C staged at its own shift from a 16-byte boundary and written "
-              "in whole 16-byte pieces (one bulk copy a row on sm_90) at any pitch";
-  k.can_implement = can_implement_thin_k_mma;
-  k.launch = launch_thin_k_mma;
-  k.device_function = device_function_for(k.can_implement, device_function_thin_k_mma);
-  r.push_back(std::move(k));
+  const auto add = [&r](bool strip_walk) {
+    KernelInfo k;
+    const int bm = strip_walk ? strip::kRows : BM;
+    const int bn = strip_walk ? strip::kCols : BN;
+    k.name = "thin_k_mma_" + std::to_string(bm) + "x" + std::to_string(bn);
+    k.family = "thin_k_mma";
+    k.rung = 25;
+    k.tile = TileConfig{};
+    k.tile.bm = bm;
+    k.tile.bn = bn;
+    k.tile.bk = kMaxK;
+    k.tile.wm = strip_walk ? strip::kRows : kWarpM;
+    k.tile.wn = strip_walk ? strip::kWarpCols : BN / kWarpsN;
+    k.tile.threads = kThreads;
+    k.desc.op_class = OpClass::kMmaSync;
+    k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
+                    GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
+    k.desc.accumulator = DType::kF32;
+    k.desc.align_a = 1;  // element reads of A and B, C written in whole 16-byte pieces at any pitch
+    k.desc.align_b = 1;
+    k.desc.align_c = 1;
+    k.desc.min_cc = kCpAsyncMinCc;  // mma.sync m16n8k16 and ldmatrix: sm_80
+    k.desc.max_cc = 0;
+    if (strip_walk) {
+      k.summary =
+          "K up to 64, 16-bit A/B: a block per 512-column strip of C on mma.sync, B's slice read "
+          "once, the strip walked in 16-row steps with A's rows read a step ahead, each row of C "
+          "staged at its own shift from a 16-byte boundary and written in whole 16-byte pieces "
+          "(1 KiB rows of a 16-bit C) at any pitch";
+      k.can_implement = can_implement_thin_k_mma<true>;
+      k.launch = launch_thin_k_mma<true>;
+      k.device_function = device_function_for(k.can_implement, device_function_thin_k_mma<true>);
+    } else {
+      k.summary = "K up to 64, 16-bit A/B: " + std::to_string(BM) +
+                  " x 128 tiles of C on mma.sync, A's and B's slices read element by element at "
+                  "any pitch, each row of C staged at its own shift from a 16-byte boundary and "
+                  "written in whole 16-byte pieces (one bulk copy a row on sm_90) at any pitch";
+      k.can_implement = can_implement_thin_k_mma<false>;
+      k.launch = launch_thin_k_mma<false>;
+      k.device_function = device_function_for(k.can_implement, device_function_thin_k_mma<false>);
+    }
+    r.push_back(std::move(k));
+  };
+  add(false);
+  add(true);
 }
 
 }  // namespace tilegemm::kernels
