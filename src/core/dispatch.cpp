@@ -107,11 +107,13 @@ enum class When : std::uint8_t {
   // C faster; from K = 40 on a larger C rung 16's copies under the wgmma tiles did
   // (perf-notes.md, "Rung 25").
   kThinKMma,
-  // Thin K on a large C: 2 <= K <= 48 and at least 6 * 2^20 elements of C, rung 25's strip
+  // Thin K on a large C: 2 <= K <= 64 and at least 6 * 2^20 elements of C, rung 25's strip
   // walk (16 x 512 steps, rows of C of 1 KiB), ahead of kThinKMma's 64 x 128 tile, which a block
-  // walking a handful of steps lost to on smaller C; from K = 48 on rung 16's copies were as
-  // fast (perf-notes.md, "Rung 25's strip walk").
+  // walking a handful of steps lost to on smaller C, and of rung 16's copies (perf-notes.md,
+  // "Rung 25's strip walk"). kThinKStripAligned: 2 <= K <= 16 and at least 2^24 elements of C
+  // at any pitch, ahead of the wgmma tiles, which wrote such a C slower.
   kThinKStrip,
+  kThinKStripAligned,
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   // fp32 on the tensor cores (rung 22, three tf32 products), where set_fp32_math allows them
   // (the default). kF32Tensor: min(M, N) > 32 and M N >= 288 (M + N), or M N >= 128 (M + N)
@@ -255,7 +257,8 @@ constexpr Rule kSimtRules[] = {
 // operand instead of a copy and a 64-row tile of zeros (perf-notes.md, rung 21); with 16-byte
 // operands rung 18's tile, above, stays faster. Then thin K (2 <= K <= 64; K <= 32 or under
 // 2^23 elements of C) on rung 25's one launch on mma.sync (kThinKMma; on a C of 6 * 2^20
-// elements or more and K <= 48 its strip walk, kThinKStrip). Between those and the
+// elements or more its strip walk, kThinKStrip, which also takes K <= 16 on a C of 2^24 elements
+// or more at any pitch, ahead of every wgmma rule). Between those and the
 // copies, for M or N up to
 // 64 (128 on a long operand of 16 MiB or more) whose long operand no tensor map describes, rung
 // 23, which reads that operand in place through eight residue-class tensor maps (kResidue64,
@@ -268,6 +271,7 @@ constexpr Rule kSimtRules[] = {
 constexpr Rule kTensorRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
+    {When::kThinKStripAligned, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kOffSectorCopiesWave, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
     {When::kOffSectorCopies, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
     {When::kSkinnyNManyTiles, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, true, ""},
@@ -429,7 +433,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kThinKMma:
       return p.k >= 2 && p.k <= 64 && (p.k <= 32 || p.m * p.n < (std::int64_t{1} << 23));
     case When::kThinKStrip:
-      return p.k >= 2 && p.k <= 48 && p.m * p.n >= (std::int64_t{6} << 20);
+      return p.k >= 2 && p.k <= 64 && p.m * p.n >= (std::int64_t{6} << 20);
+    case When::kThinKStripAligned:
+      return p.k >= 2 && p.k <= 16 && p.m * p.n >= (std::int64_t{1} << 24);
     case When::kFewTiles64MLeN:
       return 2 * tiles(p, 64, 64) <= sms && p.m <= p.n;
     case When::kF32Tensor: {

@@ -414,6 +414,19 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
   for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32}}) {
     EXPECT_EQ(chosen_typed(8192, t), "wgmma_128x256x64_s4_ts");
     EXPECT_EQ(chosen_typed(4096, t), "wgmma_128x256x64_s4_ts");
+    {
+      // Thin K on a C of 2^24 elements or more, 16-byte pitches: rung 25's strip walk up to
+      // K = 16, the wgmma tiles from K = 17 or on a smaller C.
+      alignas(16) static std::uint16_t buf[64];
+      auto aligned = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+        const KernelInfo* c = select_kernel(Problem::make_typed(m, n, k, t, buf, buf, buf), 90);
+        return c == nullptr ? std::string("(none)") : c->name;
+      };
+      EXPECT_EQ(aligned(4096, 4096, 8), "thin_k_mma_16x512");
+      EXPECT_EQ(aligned(8192, 2048, 16), "thin_k_mma_16x512");
+      EXPECT_NE(aligned(4096, 4096, 24).find("wgmma_"), std::string::npos);
+      EXPECT_NE(aligned(4096, 4088, 8).find("wgmma_"), std::string::npos);
+    }
     EXPECT_EQ(chosen_typed(1536, t), "wgmma_128x128x64_s6_ts");  // 144 tiles of 128x128
     EXPECT_EQ(chosen_typed(1024, t), "wgmma_128x64x64_s8_ts");   // 128 tiles of 128x64 <= 132 SMs
     // The instance auto takes on sm_90 for M x N x K on a 16-byte aligned buffer with packed
@@ -454,18 +467,17 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
     {
       // K < 128: the copies pay from K = 16 and 2^23 multiply-adds, except that rung 25 takes
       // 2 <= K <= 32 at any size of C and 32 < K <= 64 under 2^23 elements of C (its strip walk
-      // for 2 <= K <= 48 from 6 * 2^20 elements of C); K = 1 takes thin_k.
+      // for 2 <= K <= 64 from 6 * 2^20 elements of C); K = 1 takes thin_k.
       EXPECT_EQ(pick(1001, 1001, 255), "wgmma_128x64x64_s8_ts_pad");
       EXPECT_EQ(pick(2982, 6722, 33), "thin_k_mma_16x512");
-      EXPECT_EQ(pick(2982, 6722, 48), "thin_k_mma_16x512");
-      EXPECT_EQ(pick(2982, 6722, 49), "wgmma_128x256x64_s4_ts_pad");
+      EXPECT_EQ(pick(2982, 6722, 64), "thin_k_mma_16x512");
+      EXPECT_EQ(pick(2982, 6722, 65), "wgmma_128x256x64_s4_ts_pad");
       EXPECT_EQ(pick(2982, 6722, 32), "thin_k_mma_16x512");
       EXPECT_EQ(pick(2982, 6722, 2), "thin_k_mma_16x512");
       EXPECT_EQ(pick(2982, 6722, 1), "thin_k");
       EXPECT_EQ(pick(2048, 3072, 29), "thin_k_mma_16x512");  // 6 * 2^20 elements of C
       EXPECT_EQ(pick(2047, 3072, 29), "thin_k_mma_64x128");
-      EXPECT_EQ(pick(2048, 4096, 49), "wgmma_128x256x64_s4_ts_pad");  // 2^23 elements of C
-      EXPECT_EQ(pick(2047, 4096, 49), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(1500, 4096, 49), "thin_k_mma_64x128");  // under 6 * 2^20 elements of C
       EXPECT_EQ(pick(863, 5519, 27), "thin_k_mma_64x128");
       EXPECT_EQ(pick(863, 5519, 65), "wgmma_128x128x64_s6_ts_pad");
       EXPECT_EQ(pick(1370, 2520, 6), "thin_k_mma_64x128");

@@ -59,6 +59,11 @@ constexpr int kStageBytes = BM * kStageLine * 4;  // beta != 0: the tile staged 
 constexpr int kSmemBytes = kSliceBytes > kStageBytes ? kSliceBytes : kStageBytes;
 constexpr int kMinBlocks = 4;  // at most 64 registers a thread
 
+// Hides a pointer's value from the optimizer, so that the 32-bit offsets of the loads that follow
+// are added to it as it is: without this the compiler folded the slice's 64-bit base offset into
+// every load's address (a 64-bit multiply-add and two constant loads per element).
+__device__ __forceinline__ void opaque(const std::uint16_t*& p) { asm("" : "+l"(p)); }
+
 // One operand's X x K slice (X rows of A, or X columns of B), into s[x * Line + k] as
 // 16-bit bits, zero past K up to KP = 16 KS and past `rows` (the rows left in the problem):
 // element (x, k) of the operand is at base[x * sx + k * sk]. Consecutive lanes walk the
@@ -70,6 +75,7 @@ __device__ __forceinline__ void stage_slice(std::uint16_t* s, const std::uint16_
                                             int sk, int rows, int k, int warp, int lane) {
   constexpr int kWarps = kThreads / 32;
   constexpr int KP = 16 * KS;
+  opaque(base);
   if (sk == 1) {
     // K-contiguous: lanes along k, a warp on kLanesPerLine-lane pieces of 32 / kLanesPerLine
     // lines at once (two lines of 16 k where KP = 16, else one line in passes of 32 k).
@@ -475,6 +481,7 @@ struct ARows {
   }
   __device__ __forceinline__ void load(const std::uint16_t* base, int sx, int sk, int rows, int k,
                                        int tid) {
+    opaque(base);
 #pragma unroll
     for (int i = 0; i < KS; ++i) {
       int x, kk;
