@@ -8,7 +8,7 @@
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
-#        residue residue-random small small-random host-cost thin-k-mma ncu-thin-k-mma narrow8-probe
+#        residue residue-random small small-random host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
 #        table-random, write-rate, short-off, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
@@ -914,6 +914,28 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           'auto,thin_k_mma_*' bf16 "$seed" \
           "${TAG}_thin-k-mma-random-bf16-s$seed.json"
       done
+      ;;
+    thin-k-f32)
+      # Rung 25's strip walk for fp32 and tf32 (three tf32 products, K up to 32): verified in
+      # both types and five layout mixes with odd pitches and beta != 0, memcheck and racecheck;
+      # then timed beside rung 22's 128x128 tile, thin_k, auto and cuBLAS on thin-K shapes at odd
+      # and at 16-byte pitches.
+      verify_matrix thin_k_f32 thin_k_mma_16x512 "f32:f32 tf32:f32" \
+        "0.5 0,0,0;0.5 1,3,2;0 1,1,1;0 3,5,7" 1x1x1 7x9x13 1000x1000x7 777x1025x32 4097x300x31 \
+        65x129x17 130x17x24 863x5519x27 3404x573x16
+      for tool in memcheck racecheck; do
+        for lay in "row col row" "col row col"; do
+          sanitize_verify sanitize_thin_k_f32.log "$tool" thin_k_mma_16x512 f32 "$lay" 1,3,2 \
+            333x1029x30 100x700x9
+        done
+      done
+      grep -c "^ok " "$R/sanitize_thin_k_f32.log" | sed "s/^/sanitize thin_k_f32 runs clean: /" |
+        tee -a "$summary"
+      TILEGEMM_TUNE_CACHE=off BENCH_DTYPE=f32 bench_by_layout thin_k_f32 \
+        'thin_k_mma_16x512,thin_k,wgmma_3xtf32_128x128x32_s6_ts_p4,auto' thin-k-f32 \
+        "col row col:7155x5417x26 2982x6722x8" "col col col:2982x6722x29 4242x6657x32 2982x6722x16" \
+        "row col row:863x5519x27 3092x7833x10" "col row row:4200x969x16" \
+        "row row row:4096x4096x8 4096x4096x16 4096x4096x32 2048x2048x16 1024x2048x16 8192x8192x16 3000x3000x8"
       ;;
     ncu-thin-k-mma)
       # Rung 25 beside rung 19 (thin_k) under ncu at 4096^2 x 8 (16-byte pitches) and on the odd

@@ -114,6 +114,11 @@ enum class When : std::uint8_t {
   // at any pitch, ahead of the wgmma tiles, which wrote such a C slower.
   kThinKStrip,
   kThinKStripAligned,
+  // fp32 thin K, where set_fp32_math allows tf32 products: 2 <= K <= 32 and at least 2^22
+  // elements of C, rung 25's strip walk on three tf32 products, ahead of rung 22's 128x128 tile
+  // and thin_k; past K = 16 with both operands at 16-byte pitches rung 22's tile stays (it was
+  // faster at 4096^2 x 32; perf-notes.md, "Rung 25's strip walk in fp32").
+  kThinKStripF32,
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   // fp32 on the tensor cores (rung 22, three tf32 products), where set_fp32_math allows them
   // (the default). kF32Tensor: min(M, N) > 32 and M N >= 288 (M + N), or M N >= 128 (M + N)
@@ -204,6 +209,7 @@ struct Rule {
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
+    {When::kThinKStripF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kF32InKernelAnyPitch64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs_ra"},
     {When::kF32InKernelAnyPitch, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs_ra"},
     {When::kF32InKernel64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs"},
@@ -434,6 +440,10 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return p.k >= 2 && p.k <= 64 && (p.k <= 32 || p.m * p.n < (std::int64_t{1} << 23));
     case When::kThinKStrip:
       return p.k >= 2 && p.k <= 64 && p.m * p.n >= (std::int64_t{6} << 20);
+    case When::kThinKStripF32:
+      return fp32_math() == Fp32Math::kThreeTf32 && p.k >= 2 && p.k <= 32 &&
+             p.m * p.n >= (std::int64_t{1} << 22) &&
+             !(p.k > 16 && pitch_16b(p.a) && pitch_16b(p.b));
     case When::kThinKStripAligned:
       return p.k >= 2 && p.k <= 16 && p.m * p.n >= (std::int64_t{1} << 24);
     case When::kFewTiles64MLeN:
@@ -575,10 +585,13 @@ class ChoiceCache {
 
 const KernelInfo* select_uncached(const Problem& problem, int cc);
 
-// Whether auto may run the kernel under the fp32 math setting (the rules ask for rung 22 only
-// where it is allowed; the tune table and the fallback go through this).
-bool allowed(const KernelInfo& k) {
-  return k.family != "wgmma_3xtf32" || fp32_math() == Fp32Math::kThreeTf32;
+// Whether auto may run the kernel on the problem under the fp32 math setting: an fp32 problem
+// goes to the tensor cores (rung 22, rung 25's strip walk: tf32 products) only where it is
+// allowed (the rules ask for them only there; the tune table and the fallback go through this).
+bool allowed(const KernelInfo& k, const Problem& p) {
+  const bool tensor_f32 = k.family == "wgmma_3xtf32" ||
+                          (p.a.dtype == DType::kF32 && k.desc.op_class != OpClass::kSimt);
+  return !tensor_f32 || fp32_math() == Fp32Math::kThreeTf32;
 }
 
 // TILEGEMM_FP32_MATH as it reads now: the setting and, for a value that is neither, the
@@ -648,7 +661,7 @@ const KernelInfo* select_uncached(const Problem& problem, int cc) {
   // A measured winner for exactly this problem on this GPU (tilegemm/tune.hpp) beats any rule;
   // one computed as three tf32 products only where set_fp32_math allows those.
   if (const KernelInfo* tuned = tune::lookup(problem, cc)) {
-    if (allowed(*tuned)) return tuned;
+    if (allowed(*tuned, problem)) return tuned;
   }
   const std::vector<const KernelInfo*> candidates = kernels_for(problem.types(), cc);
   const KernelInfo* k = problem.a.dtype == DType::kF32
@@ -658,7 +671,7 @@ const KernelInfo* select_uncached(const Problem& problem, int cc) {
   // Highest rung first: each rung is meant to be faster than the one below it, and every
   // family refuses through can_implement what it cannot do (types included).
   for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
-    if (!allowed(**it)) continue;
+    if (!allowed(**it, problem)) continue;
     if ((*it)->can_implement(problem)) return *it;
   }
   return nullptr;

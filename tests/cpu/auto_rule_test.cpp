@@ -125,6 +125,16 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
     EXPECT_EQ(chosen(1000, 1000, 1000, lb, 0, kX3), "wgmma_3xtf32_128x64x32_s8_ts_p4");
     EXPECT_EQ(chosen(5948, 599, 333, lb, 0, kX3), x128);
     EXPECT_EQ(chosen(640, 2000, 1000, lb, 0, kX3), x128);
+    // thin K (2..32) on a C of 2^22 elements or more: rung 25's strip walk on three tf32
+    // products (past K = 16 only where an operand's pitch is off 16 bytes); under kSimt thin_k
+    // (ThinKShapesTakeThinK), and rung 22 on a smaller C
+    EXPECT_EQ(chosen(7155, 5417, 26, lb, 0, kX3), "thin_k_mma_16x512");  // ld 26: off 16 bytes
+    EXPECT_EQ(chosen(2982, 6722, 2, lb, 0, kX3), "thin_k_mma_16x512");
+    EXPECT_EQ(chosen(863, 5519, 27, lb, 0, kX3), "thin_k_mma_16x512");
+    EXPECT_NE(chosen(2982, 6722, 33, lb, 0, kX3), "thin_k_mma_16x512");
+    EXPECT_EQ(chosen(4096, 4096, 32, lb, 0, kX3), x128);  // 16-byte pitches, K past 16
+    EXPECT_NE(chosen(1000, 4000, 27, lb, 0, kX3), "thin_k_mma_16x512");  // under 2^22
+    EXPECT_EQ(chosen(7155, 5417, 26, lb, 0, Fp32Math::kSimt), "thin_k");
     // bound by the bytes of the split operands, or too short a K: the CUDA cores (with B
     // column-major and of odd pitch, the in-kernel split reads it in place: Fp32SmallMOrNWith...)
     if (lb == Layout::kRowMajor) {
@@ -140,10 +150,14 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
     EXPECT_EQ(chosen(1, 8192, 8192, lb, 0, kX3), "gemv");
     EXPECT_EQ(chosen(2, 8192, 8192, lb, 0, kX3), "narrow_n4");
     EXPECT_EQ(chosen(3404, 5730, 1, lb, 0, kX3), "thin_k");
-    // thin K from 16 and a long K over few 128x128 tiles: the 128x128 tile
+    // thin K from 33 and a long K over few 128x128 tiles: the 128x128 tile; thin K on a large
+    // C, rung 25's strip walk (below)
     EXPECT_EQ(chosen(4096, 4096, 64, lb, 0, kX3), x128);
-    EXPECT_EQ(chosen(4096, 4096, 16, lb, 0, kX3), x128);
-    EXPECT_EQ(chosen(4096, 4096, 15, lb, 0, kX3), "thin_k");
+    EXPECT_EQ(chosen(4096, 4096, 16, lb, 0, kX3), "thin_k_mma_16x512");
+    EXPECT_EQ(chosen(4096, 4096, 15, lb, 0, kX3), "thin_k_mma_16x512");
+    EXPECT_EQ(chosen(2048, 2048, 16, lb, 0, kX3), "thin_k_mma_16x512");
+    EXPECT_EQ(chosen(1024, 2048, 16, lb, 0, kX3), x128);
+    EXPECT_EQ(chosen(1024, 2048, 15, lb, 0, kX3), "thin_k");
     EXPECT_EQ(chosen(1024, 1024, 8192, lb, 0, kX3), x128);
     EXPECT_EQ(chosen(1024, 1024, 2047, lb, 0, kX3), "wgmma_3xtf32_128x64x32_s8_ts_p4");
     // the CUDA cores only

@@ -90,9 +90,13 @@ TEST_P(KernelSweep, StandardSweepPasses) {
       (index % 2 == 0 ? spec.n : spec.m) = width;
     }
     // The thin-K family gets every case with K of 1 to 40 (one or two shared-memory rounds),
-    // rung 25's with K of 1 to 64 (its bound: one to four mma k-steps).
+    // rung 25's with K of 1 to 64 for 16-bit types and 1 to 32 for fp32 and tf32 (its bounds:
+    // one to four mma k-steps).
     if (kernel->family == "thin_k") spec.k = 1 + index % 40;
-    if (kernel->family == "thin_k_mma") spec.k = 1 + index % 64;
+    if (kernel->family == "thin_k_mma") {
+      const bool wide = dtype_bytes(param.types.ab) == 4;
+      spec.k = 1 + index % (wide ? 32 : 64);
+    }
     ++index;
     auto tb = std::make_unique<Testbed>(spec);
     ASSERT_TRUE(tb->init_status().ok()) << spec.to_string() << ": " << tb->init_status().message();

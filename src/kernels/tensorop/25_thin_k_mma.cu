@@ -30,6 +30,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "../common.cuh"
 #include "../families.hpp"
@@ -41,6 +42,7 @@ namespace {
 
 using mma_sync::Bf16Op;
 using mma_sync::F16Op;
+using mma_sync::Tf32Op;
 using mma_sync::ldsm_x4;
 
 constexpr int kThreads = 256;
@@ -62,37 +64,45 @@ constexpr int kMinBlocks = 4;  // at most 64 registers a thread
 // Hides a pointer's value from the optimizer, so that the 32-bit offsets of the loads that follow
 // are added to it as it is: without this the compiler folded the slice's 64-bit base offset into
 // every load's address (a 64-bit multiply-add and two constant loads per element).
-__device__ __forceinline__ void opaque(const std::uint16_t*& p) { asm("" : "+l"(p)); }
+template <class T>
+__device__ __forceinline__ void opaque(const T*& p) {
+  asm("" : "+l"(p));
+}
 
-// One operand's X x K slice (X rows of A, or X columns of B), into s[x * Line + k] as
-// 16-bit bits, zero past K up to KP = 16 KS and past `rows` (the rows left in the problem):
-// element (x, k) of the operand is at base[x * sx + k * sk]. Consecutive lanes walk the
-// operand's contiguous dimension; every load of a thread is issued before its stores (fixed trip
-// counts, sized by KS). Offsets from base are 32-bit (can_implement bounds the leading
-// dimensions): 64-bit address arithmetic per load had made the stage instruction-bound.
-template <int X, int KS, int Line = kLine>
-__device__ __forceinline__ void stage_slice(std::uint16_t* s, const std::uint16_t* base, int sx,
-                                            int sk, int rows, int k, int warp, int lane) {
+// K values per mma k-step: m16n8k16 for 16-bit elements, m16n8k8 for tf32 (32-bit storage).
+template <class T>
+constexpr int kStepK = sizeof(T) == 2 ? 16 : 8;
+
+// One operand's X x K slice (X rows of A, or X columns of B), into s[x * Line + k] as storage
+// bits T (16-bit, or the 32-bit fp32 of the tf32 instances), zero past K up to KP = kStepK<T> KS
+// and past `rows` (the rows left in the problem): element (x, k) of the operand is at
+// base[x * sx + k * sk]. Consecutive lanes walk the operand's contiguous dimension; every load of
+// a thread is issued before its stores (fixed trip counts, sized by KS). Offsets from base are
+// 32-bit (can_implement bounds the leading dimensions): 64-bit address arithmetic per load had
+// made the stage instruction-bound.
+template <int X, int KS, int Line = kLine, class T = std::uint16_t>
+__device__ __forceinline__ void stage_slice(T* s, const T* base, int sx, int sk, int rows, int k,
+                                            int warp, int lane) {
   constexpr int kWarps = kThreads / 32;
-  constexpr int KP = 16 * KS;
+  constexpr int KP = kStepK<T> * KS;
   opaque(base);
   if (sk == 1) {
     // K-contiguous: lanes along k, a warp on kLanesPerLine-lane pieces of 32 / kLanesPerLine
-    // lines at once (two lines of 16 k where KP = 16, else one line in passes of 32 k).
+    // lines at once (two lines of 16 k where KP <= 16, else one line in passes of 32 k).
     constexpr int kLanesPerLine = KP <= 16 ? 16 : 32;
     constexpr int kLinesAtOnce = 32 / kLanesPerLine;
     constexpr int kSteps = X / kWarps / kLinesAtOnce;
     constexpr int kHalves = KP > 32 ? 2 : 1;
     const int kk0 = lane % kLanesPerLine;
     const int x0 = warp + kWarps * (lane / kLanesPerLine);
-    std::uint16_t v[kSteps][kHalves];
+    T v[kSteps][kHalves];
 #pragma unroll
     for (int i = 0; i < kSteps; ++i) {
       const int x = x0 + kWarps * kLinesAtOnce * i;
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) {
         const int kk = kk0 + 32 * h;
-        v[i][h] = x < rows && kk < k ? __ldg(base + (x * sx + kk)) : std::uint16_t{0};
+        v[i][h] = x < rows && kk < k ? __ldg(base + (x * sx + kk)) : T{0};
       }
     }
 #pragma unroll
@@ -103,7 +113,7 @@ __device__ __forceinline__ void stage_slice(std::uint16_t* s, const std::uint16_
         if (kk < KP) s[(x0 + kWarps * kLinesAtOnce * i) * Line + kk] = v[i][h];
       }
     }
-  } else {
+  } else if constexpr (sizeof(T) == 2) {
     // X-contiguous: a warp per pair of k (KS pairs per warp cover KP), lanes along x; each pair
     // is one 32-bit shared store.
     constexpr int kPerLane = X / 32;
@@ -127,6 +137,24 @@ __device__ __forceinline__ void stage_slice(std::uint16_t* s, const std::uint16_
         *reinterpret_cast<std::uint32_t*>(s + (lane + 32 * i) * Line + 2 * (warp + kWarps * j)) =
             v[j][i];
       }
+    }
+  } else {
+    // X-contiguous 32-bit elements: a warp per k (KS of them per warp cover KP), lanes along x.
+    constexpr int kPerLane = X / 32;
+    T v[KS][kPerLane];
+#pragma unroll
+    for (int j = 0; j < KS; ++j) {
+      const int kk = warp + kWarps * j;
+#pragma unroll
+      for (int i = 0; i < kPerLane; ++i) {
+        const int x = lane + 32 * i;
+        v[j][i] = x < rows && kk < k ? __ldg(base + (x * sx + kk * sk)) : T{0};
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < KS; ++j) {
+#pragma unroll
+      for (int i = 0; i < kPerLane; ++i) s[(lane + 32 * i) * Line + warp + kWarps * j] = v[j][i];
     }
   }
 }
@@ -452,14 +480,15 @@ constexpr int kWarpCols = kCols / (kThreads / 32);  // 64: columns per warp
 constexpr int kNf = kWarpCols / 8;                  // n8 fragments per warp
 constexpr int kMaxBlocks = 3;                       // at most 85 registers a thread
 
-// Shared memory of the instance with C type CT and KS k-steps: B's slice (512 lines), two
-// buffers of A's 16 rows, one staged step. A line of 16 KS + 8 elements keeps ldmatrix's eight
-// 16-byte rows in distinct banks at every KS.
-template <class CT, int KS>
+// Shared memory of the instance with storage type T, C type CT and KS k-steps: B's slice (512
+// lines), two buffers of A's 16 rows, one staged step. A line of 32 KS + 16 bytes (16 KS + 8
+// 16-bit elements, 8 KS + 4 fp32) keeps ldmatrix's eight 16-byte rows in distinct banks at every
+// KS; the byte geometry is the same for both storage sizes (a k-step is 32 bytes of a line).
+template <class T, class CT, int KS>
 struct Smem {
-  static constexpr int kLine = 16 * KS + 8;
-  static constexpr int kBBytes = kCols * kLine * 2;
-  static constexpr int kABytes = kRows * kLine * 2;
+  static constexpr int kLine = (32 * KS + 16) / static_cast<int>(sizeof(T));
+  static constexpr int kBBytes = kCols * kLine * static_cast<int>(sizeof(T));
+  static constexpr int kABytes = kRows * kLine * static_cast<int>(sizeof(T));
   static constexpr int kRowBytes = kCols * static_cast<int>(sizeof(CT)) + 16;
   static constexpr int kBytes = kBBytes + 2 * kABytes + kRows * kRowBytes;
   // Blocks one SM holds by shared memory (227 KiB, 1 KiB reserved per block), at most kMaxBlocks
@@ -468,51 +497,74 @@ struct Smem {
       (227 * 1024) / (kBytes + 1024) < kMaxBlocks ? (227 * 1024) / (kBytes + 1024) : kMaxBlocks;
 };
 
-// A step's 16 x K rows of A, loaded into registers (16 KS elements: KS a thread) and stored
-// into s[x * Line + k], zero past K up to 16 KS and past `rows`. Consecutive threads walk A's
-// contiguous dimension.
-template <int KS, int Line>
+// A step's 16 x K rows of A, loaded into registers (16 KP elements: KS a thread for 16-bit
+// elements, KS / 2 rounded up for fp32) and stored into s[x * Line + k], zero past K up to
+// KP = kStepK<T> KS and past `rows`. Consecutive threads walk A's contiguous dimension.
+template <class T, int KS, int Line>
 struct ARows {
-  static constexpr int KP = 16 * KS;
-  std::uint16_t v[KS];
+  static constexpr int KP = kStepK<T> * KS;
+  static constexpr int kPer = (kRows * KP + kThreads - 1) / kThreads;
+  T v[kPer];
   __device__ __forceinline__ static void place(int idx, bool k_contiguous, int& x, int& kk) {
     x = k_contiguous ? idx / KP : idx % kRows;
     kk = k_contiguous ? idx % KP : idx / kRows;
   }
-  __device__ __forceinline__ void load(const std::uint16_t* base, int sx, int sk, int rows, int k,
-                                       int tid) {
+  __device__ __forceinline__ void load(const T* base, int sx, int sk, int rows, int k, int tid) {
     opaque(base);
 #pragma unroll
-    for (int i = 0; i < KS; ++i) {
+    for (int i = 0; i < kPer; ++i) {
+      const int idx = tid + kThreads * i;
       int x, kk;
-      place(tid + kThreads * i, sk == 1, x, kk);
-      v[i] = x < rows && kk < k ? __ldg(base + (x * sx + kk * sk)) : std::uint16_t{0};
+      place(idx, sk == 1, x, kk);
+      const bool in = idx < kRows * KP && x < rows && kk < k;
+      v[i] = in ? __ldg(base + (x * sx + kk * sk)) : T{0};
     }
   }
-  __device__ __forceinline__ void store(std::uint16_t* s, bool k_contiguous, int tid) const {
+  __device__ __forceinline__ void store(T* s, bool k_contiguous, int tid) const {
 #pragma unroll
-    for (int i = 0; i < KS; ++i) {
+    for (int i = 0; i < kPer; ++i) {
+      const int idx = tid + kThreads * i;
       int x, kk;
-      place(tid + kThreads * i, k_contiguous, x, kk);
-      s[x * Line + kk] = v[i];
+      place(idx, k_contiguous, x, kk);
+      if (idx < kRows * KP) s[x * Line + kk] = v[i];
     }
   }
 };
 
+// fp32 as three tf32 products (fp32 storage, the tf32 instances): x = big + small with big =
+// tf32(x) and small = tf32(x - big), and a b ~ a_small b_big + a_big b_small + a_big b_big, the
+// small terms first (rung 22's split, on mma.sync m16n8k8).
+__device__ __forceinline__ void split_tf32(std::uint32_t x, std::uint32_t& big,
+                                           std::uint32_t& small) {
+  big = mma_sync::to_tf32(x);
+  small = mma_sync::to_tf32(__float_as_uint(__uint_as_float(x) - __uint_as_float(big)));
+}
+__device__ __forceinline__ void mma_3xtf32(float (&d)[4], const std::uint32_t (&a_big)[4],
+                                           const std::uint32_t (&a_small)[4],
+                                           const std::uint32_t (&b)[2]) {
+  std::uint32_t b_big[2], b_small[2];
+  split_tf32(b[0], b_big[0], b_small[0]);
+  split_tf32(b[1], b_big[1], b_small[1]);
+  Tf32Op::mma(d, a_small, b_big);
+  Tf32Op::mma(d, a_big, b_small);
+  Tf32Op::mma(d, a_big, b_big);
+}
+
 // Block (blockIdx.y, blockIdx.x) writes C columns 512 blockIdx.x .. + 511, rows 16 t .. + 15
 // for t = blockIdx.y, blockIdx.y + gridDim.y, ...; warp w computes columns 64 w .. + 63 of each
 // step. beta != 0 reads C at the accumulators' own places before the staging (one rounding).
-template <class Op, class CT, int KS>
-__global__ void __launch_bounds__(kThreads, Smem<CT, KS>::kBlocksPerSm)
+template <class Op, class T, class CT, int KS>
+__global__ void __launch_bounds__(kThreads, Smem<T, CT, KS>::kBlocksPerSm)
     thin_k_strip_kernel(const StridedProblem g) {
-  using S = Smem<CT, KS>;
+  using S = Smem<T, CT, KS>;
   constexpr int kLine = S::kLine;
   constexpr int kEpc = 16 / static_cast<int>(sizeof(CT));
   constexpr int kPieces = kCols / kEpc + 1;  // 16-byte pieces of a staged row (with its shift)
   extern __shared__ __align__(16) unsigned char smem[];
-  std::uint16_t* const b_s = reinterpret_cast<std::uint16_t*>(smem);
-  std::uint16_t* const a_s = reinterpret_cast<std::uint16_t*>(smem + S::kBBytes);
+  T* const b_s = reinterpret_cast<T*>(smem);
+  T* const a_s = reinterpret_cast<T*>(smem + S::kBBytes);
   unsigned char* const stage = smem + S::kBBytes + 2 * S::kABytes;
+  constexpr int kChunk = 16 / static_cast<int>(sizeof(T));  // elements in 16 bytes
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const int lane = tid % 32;
@@ -521,18 +573,18 @@ __global__ void __launch_bounds__(kThreads, Smem<CT, KS>::kBlocksPerSm)
   const int steps = (g.m + kRows - 1) / kRows;
   const int stride = static_cast<int>(gridDim.y);
   const bool a_k_contiguous = g.a_k == 1;
-  const std::uint16_t* const a = static_cast<const std::uint16_t*>(g.a);
-  const std::uint16_t* const b = static_cast<const std::uint16_t*>(g.b);
+  const T* const a = static_cast<const T*>(g.a);
+  const T* const b = static_cast<const T*>(g.b);
   const auto a_rows = [&](int t) { return a + static_cast<std::int64_t>(kRows) * t * g.a_m; };
 
   int t = static_cast<int>(blockIdx.y);
-  ARows<KS, kLine> next;
+  ARows<T, KS, kLine> next;
   next.load(a_rows(t), static_cast<int>(g.a_m), static_cast<int>(g.a_k), g.m - kRows * t, g.k,
             tid);
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int x0 = n0 + 256 * half;
-    stage_slice<256, KS, kLine>(b_s + 256 * half * kLine, b + x0 * g.b_n,
+    stage_slice<256, KS, kLine, T>(b_s + 256 * half * kLine, b + x0 * g.b_n,
                                 static_cast<int>(g.b_n), static_cast<int>(g.b_k), g.n - x0, g.k,
                                 warp, lane);
   }
@@ -541,9 +593,11 @@ __global__ void __launch_bounds__(kThreads, Smem<CT, KS>::kBlocksPerSm)
 
   // ldmatrix addresses (as the 64 x 128 tile's): A's matrix j = lane / 8 is rows 8 (j % 2) ..,
   // k 8 (j / 2) ..; B's is columns 8 (j / 2) .., k 8 (j % 2) .., two n8 fragments per x4.
-  const std::uint32_t a_base = smem_addr(a_s + (lane % 16) * kLine + 8 * (lane / 16));
-  const std::uint32_t b_base =
-      smem_addr(b_s + (kWarpCols * warp + 8 * (lane / 16) + lane % 8) * kLine + 8 * ((lane / 8) % 2));
+  // A k-step is 32 bytes of a line in both storage sizes; an 8-row ldmatrix matrix 16 bytes.
+  const std::uint32_t a_base = smem_addr(a_s + (lane % 16) * kLine + kChunk * (lane / 16));
+  const std::uint32_t b_base = smem_addr(
+      b_s + (kWarpCols * warp + 8 * (lane / 16) + lane % 8) * kLine + kChunk * ((lane / 8) % 2));
+  constexpr int kLineBytes = kLine * static_cast<int>(sizeof(T));
   CT* const c = static_cast<CT*>(g.c);
   int buf = 0;
   for (; t < steps; t += stride, buf ^= 1) {
@@ -557,15 +611,25 @@ __global__ void __launch_bounds__(kThreads, Smem<CT, KS>::kBlocksPerSm)
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
       std::uint32_t af[4];
-      ldsm_x4(af, a_base + 2 * (buf * kRows * kLine + 16 * ks));
+      ldsm_x4(af, a_base + buf * kRows * kLineBytes + 32 * ks);
+      std::uint32_t a_big[4], a_small[4];
+      if constexpr (Op::kTf32) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) split_tf32(af[r], a_big[r], a_small[r]);
+      }
 #pragma unroll
       for (int f = 0; f < kNf / 2; ++f) {
         std::uint32_t bf[4];
-        ldsm_x4(bf, b_base + 2 * (16 * f * kLine + 16 * ks));
+        ldsm_x4(bf, b_base + 16 * f * kLineBytes + 32 * ks);
         const std::uint32_t b0[2] = {bf[0], bf[1]};
         const std::uint32_t b1[2] = {bf[2], bf[3]};
-        Op::mma(acc[2 * f], af, b0);
-        Op::mma(acc[2 * f + 1], af, b1);
+        if constexpr (Op::kTf32) {
+          mma_3xtf32(acc[2 * f], a_big, a_small, b0);
+          mma_3xtf32(acc[2 * f + 1], a_big, a_small, b1);
+        } else {
+          Op::mma(acc[2 * f], af, b0);
+          Op::mma(acc[2 * f + 1], af, b1);
+        }
       }
     }
     __syncthreads();  // the previous step's staged rows are written out
@@ -647,6 +711,16 @@ template <>
 struct OpOf<__half> {
   using type = F16Op;
 };
+template <>
+struct OpOf<float> {  // fp32 and tf32 problems: three tf32 products (the strip walk only)
+  using type = Tf32Op;
+};
+// The storage bits the slices are copied as.
+template <class E>
+using StorageOf = std::conditional_t<sizeof(E) == 2, std::uint16_t, std::uint32_t>;
+
+// fp32 and tf32 A/B (the strip walk only; K up to 32: four m16n8k8 steps).
+bool is_32bit(const GemmTypes& t) { return t.ab == DType::kF32 || t.ab == DType::kTF32; }
 
 // K up to 64, and leading dimensions of A and B under 2^24 elements (a block's slice offsets
 // are 32-bit: at most 128 lines and 64 k of them); the strip's slices of 256 lines, under 2^23.
@@ -654,7 +728,8 @@ template <bool Strip>
 bool can_implement_thin_k_mma(const Problem& p) {
   const Problem q = views::row_major_c(p);
   constexpr std::int64_t kMaxLd = std::int64_t{1} << (Strip ? 23 : 24);
-  return q.k <= kMaxK && q.a.ld < kMaxLd && q.b.ld < kMaxLd &&
+  const std::int64_t max_k = Strip && is_32bit(q.types()) ? 4 * kStepK<std::uint32_t> : kMaxK;
+  return q.k <= max_k && q.a.ld < kMaxLd && q.b.ld < kMaxLd &&
          (Strip ? views::tile_grid_fits(q, strip::kRows, strip::kCols)
                 : views::tile_grid_fits(q, BM, BN));
 }
@@ -673,19 +748,21 @@ KernelRef typed_kernel() {
   static std::atomic<std::uint64_t> opted_in{0};
   using Op = typename OpOf<E>::type;
   if constexpr (Strip) {
-    using S = strip::Smem<CT, KS>;
-    return {kernel_address(&strip::thin_k_strip_kernel<Op, CT, KS>), S::kBytes, S::kBlocksPerSm,
-            &opted_in};
+    using T = StorageOf<E>;
+    using S = strip::Smem<T, CT, KS>;
+    return {kernel_address(&strip::thin_k_strip_kernel<Op, T, CT, KS>), S::kBytes,
+            S::kBlocksPerSm, &opted_in};
   } else {
     return {kernel_address(&thin_k_mma_kernel<Op, E, CT, KS>), kSmemBytes, kMinBlocks,
             &opted_in};
   }
 }
 
-// The instance for the problem's K steps (K rounded up to 16: 1..4).
+// The instance for the problem's K steps (K rounded up to the mma's k: 1..4).
 template <bool Strip, class E, class CT>
 KernelRef kernel_for_k(std::int64_t k) {
-  switch ((k + 15) / 16) {
+  constexpr int kStep = kStepK<StorageOf<E>>;
+  switch ((k + kStep - 1) / kStep) {
     case 0:
     case 1:
       return typed_kernel<Strip, E, CT, 1>();
@@ -702,6 +779,9 @@ KernelRef kernel_for_k(std::int64_t k) {
 template <bool Strip>
 KernelRef kernel_for(const Problem& p) {
   const GemmTypes t = p.types();
+  if constexpr (Strip) {
+    if (is_32bit(t)) return kernel_for_k<true, float, float>(p.k);
+  }
   if (t.ab == DType::kBF16) {
     return t.c == DType::kF32 ? kernel_for_k<Strip, __nv_bfloat16, float>(p.k)
                               : kernel_for_k<Strip, __nv_bfloat16, __nv_bfloat16>(p.k);
@@ -758,6 +838,10 @@ void register_thin_k_mma(Registry& r) {
     k.desc.op_class = OpClass::kMmaSync;
     k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
                     GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
+    if (strip_walk) {
+      k.desc.types.push_back(GemmTypes{DType::kF32, DType::kF32});
+      k.desc.types.push_back(GemmTypes{DType::kTF32, DType::kF32});
+    }
     k.desc.accumulator = DType::kF32;
     k.desc.align_a = 1;  // element reads of A and B, C written in whole 16-byte pieces at any pitch
     k.desc.align_b = 1;
@@ -766,10 +850,11 @@ void register_thin_k_mma(Registry& r) {
     k.desc.max_cc = 0;
     if (strip_walk) {
       k.summary =
-          "K up to 64, 16-bit A/B: a block per 512-column strip of C on mma.sync, B's slice read "
-          "once, the strip walked in 16-row steps with A's rows read a step ahead, each row of C "
-          "staged at its own shift from a 16-byte boundary and written in whole 16-byte pieces "
-          "(1 KiB rows of a 16-bit C) at any pitch";
+          "K up to 64 for 16-bit A/B, up to 32 for fp32 and tf32 (three tf32 products): a block "
+          "per 512-column strip of C on mma.sync, B's slice read once, the strip walked in "
+          "16-row steps with A's rows read a step ahead, each row of C staged at its own shift "
+          "from a 16-byte boundary and written in whole 16-byte pieces (1 KiB rows of a 16-bit "
+          "C) at any pitch";
       k.can_implement = can_implement_thin_k_mma<true>;
       k.launch = launch_thin_k_mma<true>;
       k.device_function = device_function_for(k.can_implement, device_function_thin_k_mma<true>);
