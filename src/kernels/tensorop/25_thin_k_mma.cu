@@ -1,5 +1,6 @@
 // Rung 25: thin K (K up to 64) for 16-bit operands on the tensor cores, at any pitch and
-// alignment, in one launch.
+// alignment, in one launch; its strip walk also for fp32 and tf32 (K up to 32, three tf32
+// products).
 //
 // Rung 19 (thin_k) computes thin K on the CUDA cores, whose FMA rate bounds it from K of about
 // 16; the wgmma tiles need tensor maps (16-byte pitches), so an odd pitch took rung 16's copies:
@@ -818,59 +819,56 @@ cudaError_t launch_thin_k_mma(const Problem& p, cudaStream_t stream) {
   return e != cudaSuccess ? e : cudaGetLastError();
 }
 
+// The registry entry of the 64 x 128 tile (Strip false) or of the strip walk.
+template <bool Strip>
+void register_instance(Registry& r) {
+  KernelInfo k;
+  const int bm = Strip ? strip::kRows : BM;
+  const int bn = Strip ? strip::kCols : BN;
+  k.name = "thin_k_mma_" + std::to_string(bm) + "x" + std::to_string(bn);
+  k.family = "thin_k_mma";
+  k.rung = 25;
+  k.tile = TileConfig{};
+  k.tile.bm = bm;
+  k.tile.bn = bn;
+  k.tile.bk = kMaxK;
+  k.tile.wm = Strip ? strip::kRows : kWarpM;
+  k.tile.wn = Strip ? strip::kWarpCols : BN / kWarpsN;
+  k.tile.threads = kThreads;
+  k.desc.op_class = OpClass::kMmaSync;
+  k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
+                  GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
+  if (Strip) {
+    k.desc.types.push_back(GemmTypes{DType::kF32, DType::kF32});
+    k.desc.types.push_back(GemmTypes{DType::kTF32, DType::kF32});
+  }
+  k.desc.accumulator = DType::kF32;
+  k.desc.align_a = 1;  // element reads of A and B, C written in whole 16-byte pieces at any pitch
+  k.desc.align_b = 1;
+  k.desc.align_c = 1;
+  k.desc.min_cc = kCpAsyncMinCc;  // mma.sync and ldmatrix: sm_80
+  k.desc.max_cc = 0;
+  k.summary =
+      Strip ? "K up to 64 for 16-bit A/B, up to 32 for fp32 and tf32 (three tf32 products): a "
+              "block per 512-column strip of C on mma.sync, B's slice read once, the strip "
+              "walked in 16-row steps with A's rows read a step ahead, each row of C staged at "
+              "its own shift from a 16-byte boundary and written in whole 16-byte pieces (1 KiB "
+              "rows of a 16-bit C) at any pitch"
+            : "K up to 64, 16-bit A/B: 64 x 128 tiles of C on mma.sync, A's and B's slices read "
+              "element by element at any pitch, each row of C staged at its own shift from a "
+              "16-byte boundary and written in whole 16-byte pieces (one bulk copy a row on "
+              "sm_90) at any pitch";
+  k.can_implement = can_implement_thin_k_mma<Strip>;
+  k.launch = launch_thin_k_mma<Strip>;
+  k.device_function = device_function_for(k.can_implement, device_function_thin_k_mma<Strip>);
+  r.push_back(std::move(k));
+}
+
 }  // namespace
 
 void register_thin_k_mma(Registry& r) {
-  const auto add = [&r](bool strip_walk) {
-    KernelInfo k;
-    const int bm = strip_walk ? strip::kRows : BM;
-    const int bn = strip_walk ? strip::kCols : BN;
-    k.name = "thin_k_mma_" + std::to_string(bm) + "x" + std::to_string(bn);
-    k.family = "thin_k_mma";
-    k.rung = 25;
-    k.tile = TileConfig{};
-    k.tile.bm = bm;
-    k.tile.bn = bn;
-    k.tile.bk = kMaxK;
-    k.tile.wm = strip_walk ? strip::kRows : kWarpM;
-    k.tile.wn = strip_walk ? strip::kWarpCols : BN / kWarpsN;
-    k.tile.threads = kThreads;
-    k.desc.op_class = OpClass::kMmaSync;
-    k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
-                    GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
-    if (strip_walk) {
-      k.desc.types.push_back(GemmTypes{DType::kF32, DType::kF32});
-      k.desc.types.push_back(GemmTypes{DType::kTF32, DType::kF32});
-    }
-    k.desc.accumulator = DType::kF32;
-    k.desc.align_a = 1;  // element reads of A and B, C written in whole 16-byte pieces at any pitch
-    k.desc.align_b = 1;
-    k.desc.align_c = 1;
-    k.desc.min_cc = kCpAsyncMinCc;  // mma.sync m16n8k16 and ldmatrix: sm_80
-    k.desc.max_cc = 0;
-    if (strip_walk) {
-      k.summary =
-          "K up to 64 for 16-bit A/B, up to 32 for fp32 and tf32 (three tf32 products): a block "
-          "per 512-column strip of C on mma.sync, B's slice read once, the strip walked in "
-          "16-row steps with A's rows read a step ahead, each row of C staged at its own shift "
-          "from a 16-byte boundary and written in whole 16-byte pieces (1 KiB rows of a 16-bit "
-          "C) at any pitch";
-      k.can_implement = can_implement_thin_k_mma<true>;
-      k.launch = launch_thin_k_mma<true>;
-      k.device_function = device_function_for(k.can_implement, device_function_thin_k_mma<true>);
-    } else {
-      k.summary = "K up to 64, 16-bit A/B: " + std::to_string(BM) +
-                  " x 128 tiles of C on mma.sync, A's and B's slices read element by element at "
-                  "any pitch, each row of C staged at its own shift from a 16-byte boundary and "
-                  "written in whole 16-byte pieces (one bulk copy a row on sm_90) at any pitch";
-      k.can_implement = can_implement_thin_k_mma<false>;
-      k.launch = launch_thin_k_mma<false>;
-      k.device_function = device_function_for(k.can_implement, device_function_thin_k_mma<false>);
-    }
-    r.push_back(std::move(k));
-  };
-  add(false);
-  add(true);
+  register_instance<false>(r);
+  register_instance<true>(r);
 }
 
 }  // namespace tilegemm::kernels
