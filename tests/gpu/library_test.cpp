@@ -598,6 +598,42 @@ TEST(Library, ThinKMmaIsRightAtEveryRowShiftInOneLaunch) {
   EXPECT_GT(checked, 0) << "no rung-25 kernel ran";
 }
 
+// Tensor maps are cached per thread by everything their encoding reads (base, extents, pitch,
+// type, box): calls that differ from the last only in a pitch, an extent or the buffers must each
+// get maps of their own, and a repeated call the cached ones. A TMA tile (three maps) and rung
+// 23's residue maps (eight for A), each on a sequence of such changes, verified at every step.
+TEST(Library, TensorMapCacheFollowsEveryOperandChange) {
+  TILEGEMM_REQUIRE_GPU();
+  const GemmTypes bf16{DType::kBF16, DType::kBF16};
+  int checked = 0;
+  for (const char* name : {"wgmma_128x64x64_s8_ts", "wgmma_64x64x64_s11_rm"}) {
+    const KernelInfo* k = find_kernel(name);
+    if (k == nullptr || !runs_on_current_device(*k)) continue;
+    const bool residue = std::string(name).find("_rm") != std::string::npos;
+    // (m, n, k, pad of A): the same case twice, A one pitch step wider, one row more, then the
+    // first case again on new buffers
+    const std::int64_t step = residue ? 1 : 8;
+    const std::int64_t cases[5][4] = {{300, 40, 200, step}, {300, 40, 200, step},
+                                      {300, 40, 200, 2 * step}, {301, 40, 200, 2 * step},
+                                      {300, 40, 200, step}};
+    for (const auto& c : cases) {
+      CaseSpec spec = spec_of(c[0], residue ? c[1] : 256, c[2], 1.0f, 0.0f, bf16);
+      spec.pad_a = c[3];
+      Testbed tb(spec);
+      ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+      ASSERT_TRUE(k->can_implement(tb.problem())) << name << " " << spec.to_string();
+      SCOPED_TRACE(std::string(name) + " " + spec.to_string());
+      for (int repeat = 0; repeat < 2; ++repeat) {
+        const CheckResult r = tb.run_and_check(
+            [&](const Problem& p, cudaStream_t st) { return gemm(p, k->name, st); }, 0);
+        EXPECT_TRUE(r.passed) << r.detail;
+        ++checked;
+      }
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no TMA kernel runs on this GPU (sm_90a not built or not sm_90)";
+}
+
 // The wave tail of the wgmma kernels: with one tile more than the SMs hold (128-row tiles; two
 // more with 64-row ones; a kernel that swaps A and B sees 67..266 tiles along N) and a K deep
 // enough that splitting pays by split_plan's estimate for every tile, the last wave's tiles are

@@ -90,6 +90,33 @@ int main() {
     std::printf("%-14s %-24s %-24s %8.2f %10.2f %9.3f %9.3f %9.3f\n", shape.c_str(), c.kernel,
                 k->name.c_str(), t_gemm, t_launch, t_validate, t_select, t_find);
   }
+  // Tensor maps are cached per thread (docs/perf-notes.md, "Tensor maps cached per thread"): the
+  // same operands call after call (every map found) against operands at 64 rotating offsets of
+  // 16 bytes (more than the cache holds: every map encoded again).
+  std::printf("%-14s %-24s %10s %10s\n", "bf16 shape", "kernel (tensor maps)", "same", "rotating");
+  for (const Case& c : {Case{300, 256, 200, "wgmma_128x64x64_s8_ts"},
+                        Case{300, 40, 201, "wgmma_64x64x64_s11_rm"}}) {
+    const GemmTypes bf16{DType::kBF16, DType::kBF16};
+    auto problem_at = [&](int j) {
+      const auto at = [&](void* b) { return static_cast<unsigned char*>(b) + 16 * j; };
+      return Problem::make_typed(c.m, c.n, c.k, bf16, at(buffers[0]), at(buffers[1]),
+                                 at(buffers[2]));
+    };
+    const std::string shape =
+        std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
+    const Problem first = problem_at(0);
+    if (find_kernel(c.kernel) == nullptr || !gemm(first, c.kernel, stream).ok()) {
+      std::printf("%-14s %-24s (not available on this device)\n", shape.c_str(), c.kernel);
+      continue;
+    }
+    const double t_same = host_us_per_call([&] { gemm(first, c.kernel, stream); }, kCalls);
+    int j = 0;
+    const double t_rotating = host_us_per_call([&] {
+      gemm(problem_at(j), c.kernel, stream);
+      j = (j + 1) % 64;
+    }, kCalls);
+    std::printf("%-14s %-24s %10.2f %10.2f\n", shape.c_str(), c.kernel, t_same, t_rotating);
+  }
   for (void* b : buffers) cudaFree(b);
   cudaStreamDestroy(stream);
   return 0;
