@@ -437,6 +437,16 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
         return c == nullptr ? std::string("(none)") : c->name;
       };
       EXPECT_EQ(aligned(4096, 4096, 8), "thin_k_mma_16x512");
+      if (t.ab == DType::kBF16) {
+        // tf32 keeps its rules (the strip computes it as three tf32 products, not measured there)
+        alignas(16) static float fbuf[64];
+        const KernelInfo* tf = select_kernel(
+            Problem::make_typed(4096, 4096, 8, GemmTypes{DType::kTF32, DType::kF32}, fbuf, fbuf,
+                                fbuf),
+            90);
+        ASSERT_NE(tf, nullptr);
+        EXPECT_NE(tf->name, "thin_k_mma_16x512");
+      }
       EXPECT_EQ(aligned(8192, 2048, 16), "thin_k_mma_16x512");
       EXPECT_NE(aligned(4096, 4096, 24).find("wgmma_"), std::string::npos);
       EXPECT_NE(aligned(4096, 4088, 8).find("wgmma_"), std::string::npos);
