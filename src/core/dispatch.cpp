@@ -107,8 +107,9 @@ enum class When : std::uint8_t {
   // C faster; from K = 40 on a larger C rung 16's copies under the wgmma tiles did
   // (perf-notes.md, "Rung 25").
   kThinKMma,
-  // Thin K on a large C (16-bit types; tf32, which the strip computes as three tf32 products,
-  // was not measured there): 2 <= K <= 64 and at least 6 * 2^20 elements of C, rung 25's strip
+  // Thin K on a large C (16-bit types, and tf32 up to K = 32 as three tf32 products, which beat
+  // thin_k and the tf32 wgmma tiles there): 2 <= K <= 64 and at least 6 * 2^20 elements of C,
+  // rung 25's strip
   // walk (16 x 512 steps, rows of C of 1 KiB), ahead of kThinKMma's 64 x 128 tile, which a block
   // walking a handful of steps lost to on smaller C, and of rung 16's copies (perf-notes.md,
   // "Rung 25's strip walk"). kThinKStripAligned: 2 <= K <= 16 and at least 2^24 elements of C
@@ -440,15 +441,13 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kThinKMma:
       return p.k >= 2 && p.k <= 64 && (p.k <= 32 || p.m * p.n < (std::int64_t{1} << 23));
     case When::kThinKStrip:
-      return p.a.dtype != DType::kTF32 && p.k >= 2 && p.k <= 64 &&
-             p.m * p.n >= (std::int64_t{6} << 20);
+      return p.k >= 2 && p.k <= 64 && p.m * p.n >= (std::int64_t{6} << 20);
     case When::kThinKStripF32:
       return fp32_math() == Fp32Math::kThreeTf32 && p.k >= 2 && p.k <= 32 &&
              p.m * p.n >= (std::int64_t{1} << 22) &&
              !(p.k > 16 && pitch_16b(p.a) && pitch_16b(p.b));
     case When::kThinKStripAligned:
-      return p.a.dtype != DType::kTF32 && p.k >= 2 && p.k <= 16 &&
-             p.m * p.n >= (std::int64_t{1} << 24);
+      return p.k >= 2 && p.k <= 16 && p.m * p.n >= (std::int64_t{1} << 24);
     case When::kFewTiles64MLeN:
       return 2 * tiles(p, 64, 64) <= sms && p.m <= p.n;
     case When::kF32Tensor: {

@@ -438,14 +438,18 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       };
       EXPECT_EQ(aligned(4096, 4096, 8), "thin_k_mma_16x512");
       if (t.ab == DType::kBF16) {
-        // tf32 keeps its rules (the strip computes it as three tf32 products, not measured there)
+        // tf32 too (three tf32 products, faster there than thin_k and the tf32 wgmma tiles),
+        // up to K = 32 where the strip implements it
         alignas(16) static float fbuf[64];
-        const KernelInfo* tf = select_kernel(
-            Problem::make_typed(4096, 4096, 8, GemmTypes{DType::kTF32, DType::kF32}, fbuf, fbuf,
-                                fbuf),
-            90);
-        ASSERT_NE(tf, nullptr);
-        EXPECT_NE(tf->name, "thin_k_mma_16x512");
+        const GemmTypes tf32{DType::kTF32, DType::kF32};
+        auto tf32_pick = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+          const KernelInfo* c =
+              select_kernel(Problem::make_typed(m, n, k, tf32, fbuf, fbuf, fbuf), 90);
+          return c == nullptr ? std::string("(none)") : c->name;
+        };
+        EXPECT_EQ(tf32_pick(4096, 4096, 8), "thin_k_mma_16x512");
+        EXPECT_EQ(tf32_pick(2982, 6722, 29), "thin_k_mma_16x512");  // ld 29: off 16 bytes
+        EXPECT_NE(tf32_pick(2982, 6722, 33), "thin_k_mma_16x512");
       }
       EXPECT_EQ(aligned(8192, 2048, 16), "thin_k_mma_16x512");
       EXPECT_NE(aligned(4096, 4096, 24).find("wgmma_"), std::string::npos);

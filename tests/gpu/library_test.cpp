@@ -631,7 +631,9 @@ TEST(Library, TensorMapCacheFollowsEveryOperandChange) {
       }
     }
   }
-  if (checked == 0) GTEST_SKIP() << "no TMA kernel runs on this GPU (sm_90a not built or not sm_90)";
+  if (checked == 0) {
+    GTEST_SKIP() << "no TMA kernel runs on this GPU (sm_90a not built or not sm_90)";
+  }
 }
 
 // The wave tail of the wgmma kernels: with one tile more than the SMs hold (128-row tiles; two
