@@ -591,8 +591,7 @@ const KernelInfo* select_uncached(const Problem& problem, int cc);
 // goes to the tensor cores (rung 22, rung 25's strip walk: tf32 products) only where it is
 // allowed (the rules ask for them only there; the tune table and the fallback go through this).
 bool allowed(const KernelInfo& k, const Problem& p) {
-  const bool tensor_f32 = k.family == "wgmma_3xtf32" ||
-                          (p.a.dtype == DType::kF32 && k.desc.op_class != OpClass::kSimt);
+  const bool tensor_f32 = p.a.dtype == DType::kF32 && k.desc.op_class != OpClass::kSimt;
   return !tensor_f32 || fp32_math() == Fp32Math::kThreeTf32;
 }
 

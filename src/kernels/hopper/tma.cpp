@@ -28,8 +28,8 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
 
 // The last maps encoded on this thread, by everything the encoding reads: a call with the same
 // operand (the same base, extents, pitch, type and box) reuses the bytes instead of asking the
-// driver again (each encode costs a fraction of a microsecond of host time, and rung 23 encodes
-// nine maps per call; docs/perf-notes.md, "Tensor maps cached per thread"). A map holds
+// driver again (rung 23 encodes nine maps per call; the host time saved: docs/perf-notes.md,
+// "Tensor maps cached per thread"). A map holds
 // addresses and geometry only, no handle, so an entry never goes stale; a freed and reallocated
 // buffer at the same address is described by the same bytes. Direct-mapped, per thread: no lock.
 struct MapKey {

@@ -776,7 +776,8 @@ KernelRef kernel_for_k(std::int64_t k) {
   }
 }
 
-// The instance for the problem's 16-bit A/B type, C type and K.
+// The instance for the problem's A/B type (16-bit; fp32 and tf32 only in the strip walk), C type
+// and K.
 template <bool Strip>
 KernelRef kernel_for(const Problem& p) {
   const GemmTypes t = p.types();
