@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -599,9 +600,11 @@ TEST(Library, ThinKMmaIsRightAtEveryRowShiftInOneLaunch) {
 }
 
 // Tensor maps are cached per thread by everything their encoding reads (base, extents, pitch,
-// type, box): calls that differ from the last only in a pitch, an extent or the buffers must each
-// get maps of their own, and a repeated call the cached ones. A TMA tile (three maps) and rung
-// 23's residue maps (eight for A), each on a sequence of such changes, verified at every step.
+// type, box). Before each verified call the same thread runs decoys on the same buffers that
+// differ from it in one of those only: A one row shorter, A at a smaller pitch, A's base one row
+// on. A cache that ignored the field would hand the verified call a decoy's map and a wrong C
+// (the decoys' writes to C are overwritten by it). A TMA tile (three maps) and rung 23 (eight
+// residue maps for A); each verified twice, the second time on maps the cache holds.
 TEST(Library, TensorMapCacheFollowsEveryOperandChange) {
   TILEGEMM_REQUIRE_GPU();
   const GemmTypes bf16{DType::kBF16, DType::kBF16};
@@ -610,25 +613,32 @@ TEST(Library, TensorMapCacheFollowsEveryOperandChange) {
     const KernelInfo* k = find_kernel(name);
     if (k == nullptr || !runs_on_current_device(*k)) continue;
     const bool residue = std::string(name).find("_rm") != std::string::npos;
-    // (m, n, k, pad of A): the same case twice, A one pitch step wider, one row more, then the
-    // first case again on new buffers
+    // A row-major 300 x 200 at a pitch of 200 + 2 step: 16-byte pitches for the TMA tile (step 8),
+    // odd element offsets for rung 23 (step 1), and room for the decoy pitch 200 + step.
     const std::int64_t step = residue ? 1 : 8;
-    const std::int64_t cases[5][4] = {{300, 40, 200, step}, {300, 40, 200, step},
-                                      {300, 40, 200, 2 * step}, {301, 40, 200, 2 * step},
-                                      {300, 40, 200, step}};
-    for (const auto& c : cases) {
-      CaseSpec spec = spec_of(c[0], residue ? c[1] : 256, c[2], 1.0f, 0.0f, bf16);
-      spec.pad_a = c[3];
-      Testbed tb(spec);
-      ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
-      ASSERT_TRUE(k->can_implement(tb.problem())) << name << " " << spec.to_string();
-      SCOPED_TRACE(std::string(name) + " " + spec.to_string());
-      for (int repeat = 0; repeat < 2; ++repeat) {
-        const CheckResult r = tb.run_and_check(
-            [&](const Problem& p, cudaStream_t st) { return gemm(p, k->name, st); }, 0);
-        EXPECT_TRUE(r.passed) << r.detail;
-        ++checked;
+    CaseSpec spec = spec_of(300, residue ? 40 : 256, 200, 1.0f, 0.0f, bf16);
+    spec.pad_a = 2 * step;
+    Testbed tb(spec);
+    ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+    ASSERT_TRUE(k->can_implement(tb.problem())) << name << " " << spec.to_string();
+    SCOPED_TRACE(std::string(name) + " " + spec.to_string());
+    const auto with_decoys = [&](const Problem& p, cudaStream_t st) {
+      Problem shorter = p;
+      shorter.m = p.m - 1;
+      Problem narrower = p;
+      narrower.a.ld = p.a.ld - step;
+      Problem moved = shorter;
+      moved.a.data = static_cast<const std::uint16_t*>(p.a.data) + p.a.ld;
+      for (const Problem& decoy : {shorter, narrower, moved}) {
+        EXPECT_TRUE(k->can_implement(decoy));
+        if (const Status s = gemm(decoy, k->name, st); !s.ok()) return s;
       }
+      return gemm(p, k->name, st);
+    };
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      const CheckResult r = tb.run_and_check(with_decoys, 0);
+      EXPECT_TRUE(r.passed) << r.detail;
+      ++checked;
     }
   }
   if (checked == 0) {
