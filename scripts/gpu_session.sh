@@ -8,7 +8,7 @@
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
-#        residue residue-random small small-random host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
+#        residue residue-random small small-random small-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
 #        table-random, write-rate, short-off, and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
@@ -362,10 +362,11 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       run_step sass bash -c "cuobjdump -sass '$TG' | awk '/Function :/ {f=\$3} /HGMMA/ {n[f]++} \
         END {for (k in n) print n[k], k}' | sort -k2"
       echo "kernels with HGMMA: $(grep -c . "$R/sass.log")" | tee -a "$summary"
-      # Rung 25 runs mma.sync (HMMA), not wgmma.
+      # Rungs 25 and 27 run mma.sync (HMMA), not wgmma.
       run_step sass_hmma bash -c "cuobjdump -sass '$TG' | awk '/Function :/ {f=\$3} \
-        /HMMA/ {n[f]++} END {for (k in n) print n[k], k}' | grep thin_k_mma"
-      echo "rung-25 kernels with HMMA: $(grep -c . "$R/sass_hmma.log")" | tee -a "$summary"
+        /HMMA/ {n[f]++} END {for (k in n) print n[k], k}' | grep -E 'thin_k_mma|small_mma'"
+      echo "rung-25 kernels with HMMA: $(grep -c thin_k_mma "$R/sass_hmma.log")" | tee -a "$summary"
+      echo "rung-27 kernels with HMMA: $(grep -c small_mma "$R/sass_hmma.log")" | tee -a "$summary"
       ;;
     profile)
       # tilegemm profile (Nsight Compute through the lab): the seeds' kernels and the best of each
@@ -873,6 +874,26 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       verify_matrix small 'small_*' "$EVERY_TYPE" "0 0,0,0;0.5 1,3,2;0 3,5,7" 1x1x1 7x9x13 \
         5x300x7 33x65x2637 65x129x200 300x31x777 129x65x1537 24x28x7791
       sanitize_bf16_mixes small 'small_*' 100x200x300 33x40x4077 5x70x9
+      ;;
+    small-mma)
+      # Rung 27 (16-bit products on mma.sync in one launch at any pitch, K split in the launch):
+      # the GPU suite's tests of it (the sweep in its four types, one launch, bit-identical
+      # splits), verified in its types and five layout mixes with odd pitches and beta != 0,
+      # memcheck and racecheck; then beside auto by its rules alone, rung 13's any-alignment
+      # tile and cuBLAS on the random bf16 shapes of seeds 7, 3 and 11
+      # (${TAG}_small-mma-random-bf16-s<seed>.json).
+      run_step small_mma_tests "$TESTBIN/tilegemm_gpu_tests" \
+        --gtest_filter='*KernelSweep*/small_mma*:*SmallProducts*:*SplitKResultsAreBitIdentical*'
+      tail -3 "$R/small_mma_tests.log" | tee -a "$summary"
+      verify_matrix small_mma 'small_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
+        "0 0,0,0;0.5 1,3,2;0 3,5,7" 1x1x1 7x9x13 5x300x7 33x65x2637 65x129x200 300x31x777 \
+        129x65x1537 24x28x7791 1876x94x471 3358x503x91
+      sanitize_bf16_mixes small_mma 'small_mma_*' 100x200x300 33x40x4077 130x70x9
+      for seed in 7 3 11; do
+        TILEGEMM_TUNE_CACHE=off bench_random "small_mma_s$seed" \
+          "auto,small_mma_*,mma_sync_128x128x32_w64x64_s4_anyalign" bf16 "$seed" \
+          "${TAG}_small-mma-random-bf16-s$seed.json"
+      done
       ;;
     thin-k-mma)
       # Rung 25 (thin K for 16-bit operands on mma.sync, any pitch, one launch): the GPU suite's

@@ -500,28 +500,33 @@ TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
   EXPECT_GT(checked, 0) << "no gemv or narrow kernel ran";
 }
 
-// Rung 24's small products: one kernel whatever the split (a tile's splits are added by its last
-// block to arrive), right in every type on odd pitches and both C layouts, with beta != 0 (the
-// last block reads C) and bit-identical when run again on a poisoned C (a counter left behind by
-// a previous launch would leave C poisoned). The shapes split K 1, a few and many ways.
+// Rung 24's small products on the CUDA cores and rung 27's on mma.sync: one kernel whatever the
+// split (a tile's splits are added by its last block to arrive), right in every type on odd
+// pitches and both C layouts, with beta != 0 (the last block reads C) and bit-identical when run
+// again on a poisoned C (a counter left behind by a previous launch would leave C poisoned). The
+// shapes split K 1, a few and many ways; the fifth (rung 27's class: a mid-sized product, every
+// operand at an odd pitch) runs several 64-k stages per split over tiles cut by M and N.
 TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
   TILEGEMM_REQUIRE_GPU();
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   int checked = 0;
   for (const KernelInfo& k : all_kernels()) {
-    if (k.family != "small" || !runs_on_current_device(k)) continue;
+    if ((k.family != "small" && k.family != "small_mma") || !runs_on_current_device(k)) continue;
     for (GemmTypes types : k.desc.types) {
-      CaseSpec cases[4] = {spec_of(24, 28, 2637, 1.0f, 0.5f, types),
+      CaseSpec cases[5] = {spec_of(24, 28, 2637, 1.0f, 0.5f, types),
                            spec_of(5, 9, 187, -1.5f, 0.0f, types),
                            spec_of(330, 397, 31, 1.0f, 0.0f, types),
-                           spec_of(101, 65, 4514, 0.5f, 2.0f, types)};
+                           spec_of(101, 65, 4514, 0.5f, 2.0f, types),
+                           spec_of(1876, 94, 471, 1.0f, 0.0f, types)};
       cases[0].la = Layout::kColMajor;
       cases[1].lb = Layout::kColMajor;
       cases[2].lc = Layout::kColMajor;
       cases[3].la = Layout::kColMajor;
       cases[3].lc = Layout::kColMajor;
-      for (int i = 0; i < 4; ++i) {
+      cases[4].la = Layout::kColMajor;
+      cases[4].lb = Layout::kRowMajor;
+      for (int i = 0; i < 5; ++i) {
         CaseSpec& spec = cases[i];
         spec.pad_a = 1 + i;
         spec.pad_b = 3 - i % 2;

@@ -1,0 +1,435 @@
+// Rung 27: small and mid-sized products of 16-bit operands on the tensor cores in one launch, at
+// any pitch and alignment (`small_mma_64x64`, `small_mma_64x128`).
+//
+// Rung 24 (small) does a product of up to 2^24 multiply-adds in one launch on the CUDA cores; past
+// that its FMA rate bounds it. The tensor-core paths for an operand no tensor map describes (an
+// odd leading dimension, a base off 16 bytes) copy it first (rung 16: a second launch, tensor maps
+// encoded on the host) or read it through residue-class tensor maps (rung 23: up to nine maps);
+// on products of 10^8 to 10^9 multiply-adds those calls spend more time on the host than the GPU
+// needs for the product, and cuBLAS's calls are as long (docs/perf-notes.md, "Rung 27").
+// Idea: rung 24's launch with rung 25's tensor-core tile:
+//  - C is made row-major (a column-major C is computed as its mirror, C^T = B^T A^T).
+//  - Block tile 64 x BN (64 or 128), 256 threads as 2 x 4 warps of 32 x BN/4, K in stages of 64:
+//    each stage's elements are read element by element through the operands' strides (any
+//    layout, pitch and base; consecutive threads along the contiguous dimension) into registers
+//    as storage bits, then into one of two shared buffers as K-contiguous lines (the next
+//    stage's loads in flight while this one is multiplied, one barrier per stage).
+//  - mma.sync m16n8k16 from ldmatrix fragments, fp32 accumulation.
+//  - K split over blocks (grid y) until about two blocks per SM are busy, at most kMaxSplits
+//    ways; each split writes its tile of partial sums (tile-major, so every split's writes and
+//    the final sum's reads are whole 16-byte pieces whatever M and N are) into the stream
+//    workspace, and the last block of a tile to arrive (stream::last_split) adds them in split
+//    order (deterministic) and writes C.
+// auto's rules do not take it: on the random shapes it won where the paths auto takes were slow
+// against cuBLAS and lost about as often elsewhere; the kernel is bound by its element loads'
+// instructions, not by the tensor cores (docs/perf-notes.md, "Rung 27"). `tune` measures it with
+// the other candidates.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "../common.cuh"
+#include "../families.hpp"
+#include "../stream_common.cuh"
+#include "../tensor_common.cuh"
+#include "mma_sync.cuh"
+
+namespace tilegemm::kernels {
+namespace {
+
+using mma_sync::Bf16Op;
+using mma_sync::F16Op;
+using mma_sync::ldsm_x4;
+
+constexpr int kThreads = 256;
+constexpr int kWarpsM = 2;  // warps along M; 4 along N
+constexpr int kWarpsN = 4;
+constexpr int BM = 64;      // C rows per block
+constexpr int BK = 64;      // K per stage: 4 mma k-steps
+constexpr int kWarpM = BM / kWarpsM;
+constexpr int kMf = kWarpM / 16;   // m16 fragments per warp
+constexpr int kLine = BK + 8;      // a stage line: 144 bytes, 9 chunks (ldmatrix: 8 bank groups)
+constexpr int kSplitBlocksPerSm = 2;  // the split target: blocks per SM over the grid
+constexpr int kMaxSplits = 16;        // the last block adds at most 16 partial sums per output
+
+// The instance's geometry for BN columns of C per block.
+template <int BN>
+struct Tile {
+  static constexpr int kWarpN = BN / kWarpsN;  // columns per warp
+  static constexpr int kNf = kWarpN / 8;       // n8 fragments per warp
+  static constexpr int kBufElems = (BM + BN) * kLine;
+  static constexpr int kSmemBytes = 2 * kBufElems * 2;  // two buffers of 16-bit lines
+  static constexpr int kMinBlocks = BN == 64 ? 3 : 2;   // at most 85 (128) registers a thread
+  static_assert(kNf % 2 == 0, "B fragments come two n8 tiles per ldmatrix.x4");
+};
+
+// The kernel's arguments: the row-major-C problem, its tiles along N, K per split, and for a split
+// K the partial sums (tiles x splits x BM x BN floats, tile-major) and a counter per tile.
+struct SmallMmaArgs : StridedProblem {
+  int tiles_n;
+  int k_chunk;
+  float* partial;
+  unsigned* counters;
+};
+
+// Hides a pointer's value from the optimizer, so that each load's address is
+// the running pointer itself: without this the compiler formed every load's address ahead of
+// the loads (a 64-bit register each while the stage's loads are in flight).
+template <class P>
+__device__ __forceinline__ void opaque(const P*& p) {
+  asm volatile("" : "+l"(p));
+}
+
+// One operand's X x BK part of a stage: the thread's elements as storage bits, loaded from global
+// memory into registers and then stored into the stage's K-contiguous lines s[x * kLine + k],
+// zero outside the matrix and past the split's K. K_CONTIG (A row-major, B column-major): a
+// thread keeps one k and walks lines kStep apart (consecutive threads along K); otherwise it keeps
+// one x and walks pairs of k (consecutive threads along X), each pair one 32-bit shared store.
+template <int X, bool K_CONTIG>
+struct StageLoads {
+  static constexpr int kElems = X * BK / kThreads;             // elements per thread
+  static constexpr int kRegs = K_CONTIG ? kElems : kElems / 2;  // registers they take
+  static constexpr int kStep = K_CONTIG ? kThreads / BK : 2 * (kThreads / X);
+  static_assert(kThreads % (K_CONTIG ? BK : X) == 0, "a thread keeps one position");
+  std::uint32_t v[kRegs];
+
+  // p: the operand's element (x, k) of the stage's corner; ld: its stride along the strided
+  // dimension (X for K_CONTIG, else K); rows: lines of X left in the matrix; k_left: K left in
+  // the split from the stage's first k.
+  __device__ __forceinline__ void load(const std::uint16_t* p, int ld, int rows, int k_left,
+                                       int tid) {
+    // One running pointer a thread, stepped between loads (opaque: see above).
+    if constexpr (K_CONTIG) {
+      const int k = tid % BK;
+      const int x0 = tid / BK;
+      const bool k_in = k < k_left;
+      const std::int64_t step = std::int64_t{kStep} * ld;
+      p += x0 * ld + k;
+#pragma unroll
+      for (int j = 0; j < kRegs; ++j) {
+        v[j] = k_in && x0 + kStep * j < rows ? __ldg(p) : 0u;
+        p += step;
+        opaque(p);
+      }
+    } else {
+      const int x = tid % X;
+      const int k0 = 2 * (tid / X);
+      const bool x_in = x < rows;
+      const std::int64_t step = std::int64_t{kStep} * ld;
+      p += k0 * ld + x;
+#pragma unroll
+      for (int j = 0; j < kRegs; ++j) {
+        const int k = k0 + kStep * j;
+        const std::uint32_t lo = x_in && k < k_left ? __ldg(p) : 0u;
+        const std::uint32_t hi = x_in && k + 1 < k_left ? __ldg(p + ld) : 0u;
+        v[j] = lo | (hi << 16);
+        p += step;
+        opaque(p);
+      }
+    }
+  }
+
+  __device__ __forceinline__ void store(std::uint16_t* s, int tid) const {
+    if constexpr (K_CONTIG) {
+      const int k = tid % BK;
+      const int x0 = tid / BK;
+#pragma unroll
+      for (int j = 0; j < kRegs; ++j) {
+        s[(x0 + kStep * j) * kLine + k] = static_cast<std::uint16_t>(v[j]);
+      }
+    } else {
+      const int x = tid % X;
+      const int k0 = 2 * (tid / X);
+#pragma unroll
+      for (int j = 0; j < kRegs; ++j) {
+        *reinterpret_cast<std::uint32_t*>(s + x * kLine + k0 + kStep * j) = v[j];
+      }
+    }
+  }
+};
+
+/// C = alpha * A B + beta * C for block tile blockIdx.x over split blockIdx.y of K.
+/// @tparam Op   Bf16Op or F16Op
+/// @tparam CT   C's storage type
+/// @tparam BN   columns of C per block (64 or 128)
+/// @tparam A_K  A is K-contiguous (row-major); else M-contiguous
+/// @tparam B_K  B is K-contiguous (column-major); else N-contiguous
+template <class Op, class CT, int BN, bool A_K, bool B_K>
+__global__ void __launch_bounds__(kThreads, Tile<BN>::kMinBlocks)
+    small_mma_kernel(const SmallMmaArgs g) {
+  using T = Tile<BN>;
+  extern __shared__ __align__(16) unsigned char smem[];
+  std::uint16_t* const lines = reinterpret_cast<std::uint16_t*>(smem);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int tile = static_cast<int>(blockIdx.x);
+  const int m0 = (tile / g.tiles_n) * BM;
+  const int n0 = (tile % g.tiles_n) * BN;
+  const int k_begin = static_cast<int>(blockIdx.y) * g.k_chunk;
+  const int k_end = min(g.k, k_begin + g.k_chunk);
+  const int rows_a = g.m - m0;
+  const int rows_b = g.n - n0;
+
+  // Each operand's corner of the block's first stage, advanced by a stage's K per stage.
+  const std::uint16_t* pa = static_cast<const std::uint16_t*>(g.a) + m0 * g.a_m + k_begin * g.a_k;
+  const std::uint16_t* pb = static_cast<const std::uint16_t*>(g.b) + n0 * g.b_n + k_begin * g.b_k;
+  const int lda = static_cast<int>(A_K ? g.a_m : g.a_k);
+  const int ldb = static_cast<int>(B_K ? g.b_n : g.b_k);
+  const std::int64_t a_step = BK * g.a_k;
+  const std::int64_t b_step = BK * g.b_k;
+
+  StageLoads<BM, A_K> la;
+  StageLoads<BN, B_K> lb;
+  if (k_begin < k_end) {
+    la.load(pa, lda, rows_a, k_end - k_begin, tid);
+    lb.load(pb, ldb, rows_b, k_end - k_begin, tid);
+  }
+
+  const int wm = warp / kWarpsN;
+  const int wn = warp % kWarpsN;
+  float acc[kMf][T::kNf][4] = {};
+  // ldmatrix addresses (elements within a buffer): A matrix j = lane / 8 is (rows 8 (j % 2) ..,
+  // k 8 (j / 2) ..); B matrix j is (columns 8 (j / 2) .., k 8 (j % 2) ..), two n8 fragments per
+  // x4.
+  const int a_lane = (kWarpM * wm + lane % 16) * kLine + 8 * (lane / 16);
+  const int b_lane =
+      (BM + T::kWarpN * wn + 8 * (lane / 16) + lane % 8) * kLine + 8 * ((lane / 8) % 2);
+  int buf = 0;
+  for (int ks = k_begin; ks < k_end; ks += BK) {
+    std::uint16_t* const s = lines + buf * T::kBufElems;
+    la.store(s, tid);
+    lb.store(s + BM * kLine, tid);
+    __syncthreads();  // the stage is written; with two buffers, one barrier per stage suffices
+    if (ks + BK < k_end) {  // the next stage's loads, in flight while this one is multiplied
+      pa += a_step;
+      pb += b_step;
+      la.load(pa, lda, rows_a, k_end - ks - BK, tid);
+      lb.load(pb, ldb, rows_b, k_end - ks - BK, tid);
+    }
+    const std::uint32_t a_base = smem_addr(s + a_lane);
+    const std::uint32_t b_base = smem_addr(s + b_lane);
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; ++kk) {
+      std::uint32_t af[kMf][4];
+      std::uint32_t bf[T::kNf / 2][4];
+#pragma unroll
+      for (int f = 0; f < kMf; ++f) ldsm_x4(af[f], a_base + 2 * (16 * f * kLine + 16 * kk));
+#pragma unroll
+      for (int f = 0; f < T::kNf / 2; ++f) {
+        ldsm_x4(bf[f], b_base + 2 * (16 * f * kLine + 16 * kk));
+      }
+#pragma unroll
+      for (int i = 0; i < kMf; ++i) {
+#pragma unroll
+        for (int j = 0; j < T::kNf; ++j) {
+          const std::uint32_t bj[2] = {bf[j / 2][2 * (j % 2)], bf[j / 2][2 * (j % 2) + 1]};
+          Op::mma(acc[i][j], af[i], bj);
+        }
+      }
+    }
+    buf ^= 1;
+  }
+
+  // Each accumulator pair: block-relative row r and columns c, c + 1 (mma.sync's m16n8 layout).
+  const auto for_each_pair = [&](auto&& f) {
+#pragma unroll
+    for (int i = 0; i < kMf; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = kWarpM * wm + 16 * i + 8 * h + lane / 4;
+#pragma unroll
+        for (int j = 0; j < T::kNf; ++j) {
+          f(r, T::kWarpN * wn + 8 * j + 2 * (lane % 4), acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+        }
+      }
+    }
+  };
+  CT* const c = static_cast<CT*>(g.c);
+  const int cols_left = g.n - n0;
+  // C's base and ldc even: element pairs at even columns are one 2-element access.
+  const bool vec2 = (reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(CT)) == 0) && g.ldc % 2 == 0;
+  if (gridDim.y == 1) {
+    for_each_pair([&](int r, int col, float x, float y) {
+      if (r < rows_a) {
+        store_c_pair(c + static_cast<std::int64_t>(m0 + r) * g.ldc + n0, col, cols_left, x, y,
+                     g.alpha, g.beta, vec2);
+      }
+    });
+    return;
+  }
+
+  // Split K: this split's tile of partial sums, then the last block of the tile to arrive adds
+  // every split's in split order and writes C.
+  constexpr int kTileOut = BM * BN;
+  const int splits = static_cast<int>(gridDim.y);
+  float* const tile_partial = g.partial + static_cast<std::int64_t>(tile) * splits * kTileOut;
+  float* const mine = tile_partial + static_cast<std::int64_t>(blockIdx.y) * kTileOut;
+  for_each_pair([&](int r, int col, float x, float y) {
+    *reinterpret_cast<float2*>(mine + r * BN + col) = make_float2(x, y);
+  });
+  if (!stream::last_split(g.counters)) return;
+  // Thread t adds the 4 outputs 4 (t + kThreads q) .. + 3 for q < kQuads, kBatch splits of each
+  // in flight together.
+  constexpr int kQuads = kTileOut / (4 * kThreads);
+  constexpr int kBatch = 8 / kQuads;
+  float4 sum[kQuads];
+#pragma unroll
+  for (int q = 0; q < kQuads; ++q) sum[q] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 1
+  for (int s0 = 0; s0 < splits; s0 += kBatch) {
+    float4 v[kBatch][kQuads];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+#pragma unroll
+      for (int q = 0; q < kQuads; ++q) {
+        v[u][q] = s0 + u < splits
+                      ? __ldcg(reinterpret_cast<const float4*>(
+                            tile_partial + static_cast<std::int64_t>(s0 + u) * kTileOut +
+                            4 * (tid + kThreads * q)))
+                      : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+#pragma unroll
+      for (int q = 0; q < kQuads; ++q) {
+        sum[q].x += v[u][q].x;
+        sum[q].y += v[u][q].y;
+        sum[q].z += v[u][q].z;
+        sum[q].w += v[u][q].w;
+      }
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < kQuads; ++q) {
+    const int e = 4 * (tid + kThreads * q);
+    const int r = e / BN;
+    if (r >= rows_a) continue;
+    CT* const c_row = c + static_cast<std::int64_t>(m0 + r) * g.ldc + n0;
+    store_c_pair(c_row, e % BN, cols_left, sum[q].x, sum[q].y, g.alpha, g.beta, vec2);
+    store_c_pair(c_row, e % BN + 2, cols_left, sum[q].z, sum[q].w, g.alpha, g.beta, vec2);
+  }
+}
+
+// Leading dimensions of A and B under 2^24 elements: a stage's offsets from its corner are 32-bit
+// (at most 128 lines and 64 k); m, n and k with a stage to spare; the tiles fit a 1-D grid.
+template <int BN>
+bool can_implement_small_mma(const Problem& p) {
+  const Problem q = views::row_major_c(p);
+  constexpr std::int64_t kMaxLd = std::int64_t{1} << 24;
+  return q.a.ld < kMaxLd && q.b.ld < kMaxLd && views::dims_fit_int(q, 2 * BK) &&
+         views::linear_tile_grid_fits(q, BM, BN);
+}
+
+// An instance's kernel and its shared-memory opt-in word (runtime::opt_in_smem).
+struct KernelRef {
+  const void* fn;
+  std::atomic<std::uint64_t>* opted_in;
+};
+
+template <class Op, class CT, int BN>
+KernelRef kernel_for_layouts(const Problem& q) {
+  return views::dispatch_layouts(q, [](auto a_k, auto b_k) {
+    static std::atomic<std::uint64_t> opted_in{0};
+    return KernelRef{kernel_address(&small_mma_kernel<Op, CT, BN, decltype(a_k)::value,
+                                                      decltype(b_k)::value>),
+                     &opted_in};
+  });
+}
+
+// The instantiation for a row-major-C problem's types (16-bit A/B) and layouts.
+template <int BN>
+KernelRef kernel_for(const Problem& q) {
+  const GemmTypes t = q.types();
+  if (t.ab == DType::kBF16) {
+    return t.c == DType::kF32 ? kernel_for_layouts<Bf16Op, float, BN>(q)
+                              : kernel_for_layouts<Bf16Op, __nv_bfloat16, BN>(q);
+  }
+  return t.c == DType::kF32 ? kernel_for_layouts<F16Op, float, BN>(q)
+                            : kernel_for_layouts<F16Op, __half, BN>(q);
+}
+
+template <int BN>
+const void* device_function_small_mma(const Problem& p) {
+  return kernel_for<BN>(views::row_major_c(p)).fn;
+}
+
+template <int BN>
+cudaError_t launch_small_mma(const Problem& p, cudaStream_t stream) {
+  const Problem q = views::row_major_c(p);
+  const KernelRef k = kernel_for<BN>(q);
+  if (const cudaError_t e = runtime::opt_in_smem(k.fn, Tile<BN>::kSmemBytes, *k.opted_in);
+      e != cudaSuccess) {
+    return e;
+  }
+  SmallMmaArgs g{};
+  static_cast<StridedProblem&>(g) = strided_problem(q);
+  const std::int64_t tiles_n = ceil_div(q.n, std::int64_t{BN});
+  const std::int64_t tiles = ceil_div(q.m, std::int64_t{BM}) * tiles_n;
+  g.tiles_n = static_cast<int>(tiles_n);
+  const stream::Split sp = stream::plan_split(
+      tiles, q.k, BK, std::max<std::int64_t>(BK, ceil_div(q.k, std::int64_t{kMaxSplits})),
+      kSplitBlocksPerSm);
+  g.k_chunk = sp.k_chunk;
+  if (const cudaError_t e = stream::partial_sums(sp, tiles * BM * BN, tiles, stream, &g.partial,
+                                                 &g.counters);
+      e != cudaSuccess) {
+    return e;
+  }
+  void* args[] = {&g};
+  const cudaError_t e =
+      cudaLaunchKernel(k.fn, dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)),
+                       dim3(kThreads), args, Tile<BN>::kSmemBytes, stream);
+  return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+template <int BN>
+void register_instance(Registry& r) {
+  KernelInfo k;
+  k.name = "small_mma_" + std::to_string(BM) + "x" + std::to_string(BN);
+  k.family = "small_mma";
+  k.rung = 27;
+  k.tile = TileConfig{};
+  k.tile.bm = BM;
+  k.tile.bn = BN;
+  k.tile.bk = BK;
+  k.tile.wm = kWarpM;
+  k.tile.wn = Tile<BN>::kWarpN;
+  k.tile.tm = 16;
+  k.tile.tn = 8;
+  k.tile.threads = kThreads;
+  k.tile.stages = 2;
+  k.tile.smem_bytes = Tile<BN>::kSmemBytes;
+  k.desc.op_class = OpClass::kMmaSync;
+  k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
+                  GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
+  k.desc.accumulator = DType::kF32;
+  k.desc.align_a = 1;  // element reads of A and B, C written in element pairs where it allows
+  k.desc.align_b = 1;
+  k.desc.align_c = 1;
+  k.desc.min_cc = kCpAsyncMinCc;  // mma.sync and ldmatrix: sm_80
+  k.desc.max_cc = 0;
+  k.desc.split_k = true;
+  k.summary = "16-bit A/B in one launch on mma.sync: 64 x " + std::to_string(BN) +
+              " tiles, stages of 64 k read element by element at any layout, pitch and base, K "
+              "split over blocks and added in split order by the last block of each tile "
+              "(deterministic), no copy, no tensor map, no second kernel";
+  k.can_implement = can_implement_small_mma<BN>;
+  k.launch = launch_small_mma<BN>;
+  k.device_function = device_function_for(k.can_implement, device_function_small_mma<BN>);
+  r.push_back(std::move(k));
+}
+
+}  // namespace
+
+void register_small_mma(Registry& r) {
+  register_instance<64>(r);
+  register_instance<128>(r);
+}
+
+}  // namespace tilegemm::kernels
