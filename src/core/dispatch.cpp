@@ -164,6 +164,11 @@ enum class When : std::uint8_t {
   // (perf-notes.md, "Rung 24": more tiles, a longer K or more work were slower there than
   // the tensor cores; K of 1 or 2 over many tiles lost to thin_k).
   kSmallProduct,
+  // A small product with K of 49..128 (16-bit types): rung 27's one launch on mma.sync, whose
+  // one or two 64-k stages beat rung 24's 32-k stages there on the random shapes of three seeds,
+  // in two runs; from K = 129 rung 24's finer split of K won, up to K = 48 it tied or won
+  // (perf-notes.md, "Rung 27").
+  kSmallProductMidK,
   kAlways,
 };
 enum class BNeeds : std::uint8_t { kAny, kRowMajor, kColMajor };
@@ -236,7 +241,8 @@ constexpr Rule kSimtRules[] = {
 
 // Tensor cores (bf16, f16, tf32). A matrix-vector product goes to the gemv family (CUDA cores: the
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
-// small product to rung 24's one launch on the CUDA cores (kSmallProduct), a
+// small product to rung 24's one launch on the CUDA cores (kSmallProduct; with K of 49..128 in
+// bf16 and f16 to rung 27's on mma.sync, kSmallProductMidK), a
 // K under 16 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the
 // thin_k family (the store of C bounds it; rung 19; from K = 16 rung 16's copies were faster:
 // perf-notes.md, "One copy launch, staged stores in pieces"). On
@@ -278,6 +284,7 @@ constexpr Rule kSimtRules[] = {
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kSmallProductMidK, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kThinKStripAligned, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kOffSectorCopiesWave, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
@@ -492,6 +499,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       const std::int64_t t = tiles(p, 32, 32);
       return p.k <= 4096 && t <= sms && t * 1024 * p.k < (std::int64_t{1} << 24);
     }
+    case When::kSmallProductMidK:
+      return p.k >= 49 && p.k <= 128 && holds(When::kSmallProduct, p, sms);
     case When::kAlways:
       return true;
   }

@@ -303,6 +303,36 @@ TEST(AutoRule, SmallProductsTakeRung24) {
   }
 }
 
+// Rung 27 in bf16 and f16: a small product (rung 24's class) with K of 49..128 takes the 64x64
+// tile on mma.sync at any pitch; K of 48 or 129 stays with rung 24, as do fp32 and tf32 (no
+// rung-27 instance computes them).
+TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
+  alignas(16) static std::uint16_t buf16[64];
+  for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
+                      GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
+    const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
+    void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
+    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda) {
+      Problem p = Problem::make_typed(m, n, k, t, buf, buf, buf);
+      p.a.ld = lda;  // row-major A: any pitch of at least K
+      const KernelInfo* chosen = select_kernel(p, 90);
+      return chosen == nullptr ? std::string("(none)") : chosen->name;
+    };
+    SCOPED_TRACE(gemm_types_name(t));
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+             {9, 1721, 83}, {98, 29, 104}, {12, 47, 77}, {3, 2, 122}, {5, 11, 49},
+             {40, 40, 128}}) {
+      for (std::int64_t pad : {0, 1}) {
+        EXPECT_EQ(pick(s[0], s[1], s[2], s[2] + pad), wide ? "small_32x32x32" : "small_mma_64x64")
+            << s[0] << "x" << s[1] << "x" << s[2] << " lda " << s[2] + pad;
+      }
+    }
+    EXPECT_EQ(pick(40, 40, 48, 48), "small_32x32x32");
+    EXPECT_EQ(pick(40, 40, 129, 129), "small_32x32x32");
+    EXPECT_NE(pick(1056, 160, 100, 100), "small_mma_64x64");  // past rung 24's class
+  }
+}
+
 TEST(AutoRule, UnalignedLeadingDimensionsTakeTheAnyAlignTwin) {
   // 4095 x 4095 row-major B: rows of 4095 floats, not 16-byte multiples
   EXPECT_TRUE(starts_with(chosen(4095, 4095, 4095), "tuned_large_128x256x8_"));

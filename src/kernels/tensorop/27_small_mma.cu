@@ -10,20 +10,22 @@
 // Idea: rung 24's launch with rung 25's tensor-core tile:
 //  - C is made row-major (a column-major C is computed as its mirror, C^T = B^T A^T).
 //  - Block tile 64 x BN (64 or 128), 256 threads as 2 x 4 warps of 32 x BN/4, K in stages of 64:
-//    each stage's elements are read element by element through the operands' strides (any
-//    layout, pitch and base; consecutive threads along the contiguous dimension) into registers
-//    as storage bits, then into one of two shared buffers as K-contiguous lines (the next
-//    stage's loads in flight while this one is multiplied, one barrier per stage).
-//  - mma.sync m16n8k16 from ldmatrix fragments, fp32 accumulation.
+//    each stage is read through the operands' strides (any layout, pitch and base; consecutive
+//    threads along the contiguous dimension; element pairs as one 4-byte load where the base and
+//    pitch allow, else element by element) into registers as storage bits, then into one of two
+//    shared buffers in the operand's own orientation (the next stage's loads in flight while
+//    this one is multiplied, one barrier per stage).
+//  - mma.sync m16n8k16 from ldmatrix fragments (ldmatrix.trans for an M- or N-contiguous
+//    operand), fp32 accumulation.
 //  - K split over blocks (grid y) until about two blocks per SM are busy, at most kMaxSplits
 //    ways; each split writes its tile of partial sums (tile-major, so every split's writes and
 //    the final sum's reads are whole 16-byte pieces whatever M and N are) into the stream
 //    workspace, and the last block of a tile to arrive (stream::last_split) adds them in split
 //    order (deterministic) and writes C.
-// auto's rules do not take it: on the random shapes it won where the paths auto takes were slow
-// against cuBLAS and lost about as often elsewhere; the kernel is bound by its element loads'
-// instructions, not by the tensor cores (docs/perf-notes.md, "Rung 27"). `tune` measures it with
-// the other candidates.
+// auto takes the 64 x 64 tile for rung 24's small products with K of 49..128 (one or two stages
+// here, two to four of rung 24's); elsewhere it won where the paths auto takes were slow against
+// cuBLAS and lost about as often, bound by its element loads' instructions rather than the
+// tensor cores (docs/perf-notes.md, "Rung 27"). `tune` measures both instances with the rest.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -44,6 +46,7 @@ namespace {
 using mma_sync::Bf16Op;
 using mma_sync::F16Op;
 using mma_sync::ldsm_x4;
+using mma_sync::ldsm_x4_trans;
 
 constexpr int kThreads = 256;
 constexpr int kWarpsM = 2;  // warps along M; 4 along N
@@ -52,7 +55,6 @@ constexpr int BM = 64;      // C rows per block
 constexpr int BK = 64;      // K per stage: 4 mma k-steps
 constexpr int kWarpM = BM / kWarpsM;
 constexpr int kMf = kWarpM / 16;   // m16 fragments per warp
-constexpr int kLine = BK + 8;      // a stage line: 144 bytes, 9 chunks (ldmatrix: 8 bank groups)
 constexpr int kSplitBlocksPerSm = 2;  // the split target: blocks per SM over the grid
 constexpr int kMaxSplits = 16;        // the last block adds at most 16 partial sums per output
 
@@ -61,8 +63,11 @@ template <int BN>
 struct Tile {
   static constexpr int kWarpN = BN / kWarpsN;  // columns per warp
   static constexpr int kNf = kWarpN / 8;       // n8 fragments per warp
-  static constexpr int kBufElems = (BM + BN) * kLine;
-  static constexpr int kSmemBytes = 2 * kBufElems * 2;  // two buffers of 16-bit lines
+  // An operand's stage takes the larger of its two orientations (StageLoads).
+  static constexpr int kARegion = std::max(BM * (BK + 8), BK * (BM + 8));
+  static constexpr int kBRegion = std::max(BN * (BK + 8), BK * (BN + 8));
+  static constexpr int kBufElems = kARegion + kBRegion;
+  static constexpr int kSmemBytes = 2 * kBufElems * 2;  // two buffers of 16-bit values
   static constexpr int kMinBlocks = BN == 64 ? 3 : 2;   // at most 85 (128) registers a thread
   static_assert(kNf % 2 == 0, "B fragments come two n8 tiles per ldmatrix.x4");
 };
@@ -72,6 +77,7 @@ struct Tile {
 struct SmallMmaArgs : StridedProblem {
   int tiles_n;
   int k_chunk;
+  int a_pairs, b_pairs;  // A's (B's) base and pitch are 4-byte aligned: pairs load as one word
   float* partial;
   unsigned* counters;
 };
@@ -84,69 +90,79 @@ __device__ __forceinline__ void opaque(const P*& p) {
   asm volatile("" : "+l"(p));
 }
 
-// One operand's X x BK part of a stage: the thread's elements as storage bits, loaded from global
-// memory into registers and then stored into the stage's K-contiguous lines s[x * kLine + k],
-// zero outside the matrix and past the split's K. K_CONTIG (A row-major, B column-major): a
-// thread keeps one k and walks lines kStep apart (consecutive threads along K); otherwise it keeps
-// one x and walks pairs of k (consecutive threads along X), each pair one 32-bit shared store.
+// One operand's X x BK part of a stage, in the operand's own orientation: lines along its strided
+// dimension, each holding kC values of its contiguous one (K_CONTIG, A row-major or B
+// column-major: X lines of BK k; otherwise BK lines of X). Element (line l, position c) is at
+// p[l * ld + c] in memory and at s[l * kLine + c] in the stage, whose lines are 16 bytes longer
+// than kC values (ldmatrix's eight 16-byte rows of eight lines fall in distinct bank groups).
+// Consecutive threads take consecutive positions of a line. Where the operand's base and pitch
+// are 4-byte aligned (`pairs`), a thread loads and stores a pair of positions at once; otherwise
+// one element (any pitch and base). Zero outside the matrix and past the split's K.
 template <int X, bool K_CONTIG>
 struct StageLoads {
-  static constexpr int kElems = X * BK / kThreads;             // elements per thread
-  static constexpr int kRegs = K_CONTIG ? kElems : kElems / 2;  // registers they take
-  static constexpr int kStep = K_CONTIG ? kThreads / BK : 2 * (kThreads / X);
-  static_assert(kThreads % (K_CONTIG ? BK : X) == 0, "a thread keeps one position");
-  std::uint32_t v[kRegs];
+  static constexpr int kC = K_CONTIG ? BK : X;  // values per line
+  static constexpr int kLine = kC + 8;
+  static constexpr int kLines = X * BK / kC;
+  static constexpr int kElems = X * BK / kThreads;  // per thread: element loads, or twice the pairs
+  static constexpr int kElemStep = kThreads / kC;   // lines apart, element path
+  static constexpr int kPairStep = 2 * kThreads / kC;  // lines apart, pair path
+  static constexpr int kBytes = kLines * kLine * 2;
+  static_assert(kThreads % kC == 0 && kC % 64 == 0, "whole lines per pass");
+  std::uint32_t v[kElems];
 
-  // p: the operand's element (x, k) of the stage's corner; ld: its stride along the strided
-  // dimension (X for K_CONTIG, else K); rows: lines of X left in the matrix; k_left: K left in
-  // the split from the stage's first k.
-  __device__ __forceinline__ void load(const std::uint16_t* p, int ld, int rows, int k_left,
-                                       int tid) {
+  // p: the operand's element (0, 0) of the stage; ld: the pitch between lines; lines and c_left:
+  // lines and positions left in the matrix (or the split's K) from the stage's corner.
+  __device__ __forceinline__ void load(const std::uint16_t* p, int ld, int lines, int c_left,
+                                       bool pairs, int tid) {
     // One running pointer a thread, stepped between loads (opaque: see above).
-    if constexpr (K_CONTIG) {
-      const int k = tid % BK;
-      const int x0 = tid / BK;
-      const bool k_in = k < k_left;
-      const std::int64_t step = std::int64_t{kStep} * ld;
-      p += x0 * ld + k;
+    if (pairs) {
+      const int c = 2 * (tid % (kC / 2));
+      const int l0 = tid / (kC / 2);
+      const std::int64_t step = std::int64_t{kPairStep} * ld;
+      p += l0 * ld + c;
 #pragma unroll
-      for (int j = 0; j < kRegs; ++j) {
-        v[j] = k_in && x0 + kStep * j < rows ? __ldg(p) : 0u;
+      for (int j = 0; j < kElems / 2; ++j) {
+        std::uint32_t w = 0u;
+        if (l0 + kPairStep * j < lines) {
+          if (c + 1 < c_left) {
+            w = __ldg(reinterpret_cast<const unsigned int*>(p));
+          } else if (c < c_left) {
+            w = __ldg(p);
+          }
+        }
+        v[j] = w;
         p += step;
         opaque(p);
       }
     } else {
-      const int x = tid % X;
-      const int k0 = 2 * (tid / X);
-      const bool x_in = x < rows;
-      const std::int64_t step = std::int64_t{kStep} * ld;
-      p += k0 * ld + x;
+      const int c = tid % kC;
+      const int l0 = tid / kC;
+      const bool c_in = c < c_left;
+      const std::int64_t step = std::int64_t{kElemStep} * ld;
+      p += l0 * ld + c;
 #pragma unroll
-      for (int j = 0; j < kRegs; ++j) {
-        const int k = k0 + kStep * j;
-        const std::uint32_t lo = x_in && k < k_left ? __ldg(p) : 0u;
-        const std::uint32_t hi = x_in && k + 1 < k_left ? __ldg(p + ld) : 0u;
-        v[j] = lo | (hi << 16);
+      for (int j = 0; j < kElems; ++j) {
+        v[j] = c_in && l0 + kElemStep * j < lines ? __ldg(p) : 0u;
         p += step;
         opaque(p);
       }
     }
   }
 
-  __device__ __forceinline__ void store(std::uint16_t* s, int tid) const {
-    if constexpr (K_CONTIG) {
-      const int k = tid % BK;
-      const int x0 = tid / BK;
+  __device__ __forceinline__ void store(std::uint16_t* s, bool pairs, int tid) const {
+    if (pairs) {
+      const int c = 2 * (tid % (kC / 2));
+      const int l0 = tid / (kC / 2);
 #pragma unroll
-      for (int j = 0; j < kRegs; ++j) {
-        s[(x0 + kStep * j) * kLine + k] = static_cast<std::uint16_t>(v[j]);
+      for (int j = 0; j < kElems / 2; ++j) {
+        *reinterpret_cast<std::uint32_t*>(s + (l0 + kPairStep * j) * kLine + c) = v[j];
       }
     } else {
-      const int x = tid % X;
-      const int k0 = 2 * (tid / X);
+      const int c = tid % kC;
+      const int l0 = tid / kC;
 #pragma unroll
-      for (int j = 0; j < kRegs; ++j) {
-        *reinterpret_cast<std::uint32_t*>(s + x * kLine + k0 + kStep * j) = v[j];
+      for (int j = 0; j < kElems; ++j) {
+        s[(l0 + kElemStep * j) * kLine + c] = static_cast<std::uint16_t>(v[j]);
       }
     }
   }
@@ -183,45 +199,71 @@ __global__ void __launch_bounds__(kThreads, Tile<BN>::kMinBlocks)
   const std::int64_t a_step = BK * g.a_k;
   const std::int64_t b_step = BK * g.b_k;
 
-  StageLoads<BM, A_K> la;
-  StageLoads<BN, B_K> lb;
-  if (k_begin < k_end) {
-    la.load(pa, lda, rows_a, k_end - k_begin, tid);
-    lb.load(pb, ldb, rows_b, k_end - k_begin, tid);
-  }
+  using LA = StageLoads<BM, A_K>;
+  using LB = StageLoads<BN, B_K>;
+  LA la;
+  LB lb;
+  const bool a_pairs = g.a_pairs != 0;
+  const bool b_pairs = g.b_pairs != 0;
+  // Lines and positions left from a stage's corner, with k_left of the split's K left.
+  const auto load = [&](int k_left) {
+    la.load(pa, lda, A_K ? rows_a : k_left, A_K ? k_left : rows_a, a_pairs, tid);
+    lb.load(pb, ldb, B_K ? rows_b : k_left, B_K ? k_left : rows_b, b_pairs, tid);
+  };
+  if (k_begin < k_end) load(k_end - k_begin);
 
   const int wm = warp / kWarpsN;
   const int wn = warp % kWarpsN;
   float acc[kMf][T::kNf][4] = {};
-  // ldmatrix addresses (elements within a buffer): A matrix j = lane / 8 is (rows 8 (j % 2) ..,
-  // k 8 (j / 2) ..); B matrix j is (columns 8 (j / 2) .., k 8 (j % 2) ..), two n8 fragments per
-  // x4.
-  const int a_lane = (kWarpM * wm + lane % 16) * kLine + 8 * (lane / 16);
+  // ldmatrix addresses (elements within an operand's stage) of the warp's first fragments, and
+  // the steps to the next fragment (f) and the next k-step (kk). A matrix j = lane / 8 is (rows
+  // 8 (j % 2) .., k 8 (j / 2) ..); B matrix j is (columns 8 (j / 2) .., k 8 (j % 2) ..), two n8
+  // fragments per x4. K-contiguous stages hold them as rows (ldmatrix), the others as k-lines
+  // (ldmatrix.trans gives the same registers).
+  const int a_lane =
+      A_K ? (kWarpM * wm + lane % 16) * LA::kLine + 8 * (lane / 16)
+          : (lane % 8 + 8 * (lane / 16)) * LA::kLine + kWarpM * wm + 8 * ((lane / 8) % 2);
   const int b_lane =
-      (BM + T::kWarpN * wn + 8 * (lane / 16) + lane % 8) * kLine + 8 * ((lane / 8) % 2);
+      B_K ? (T::kWarpN * wn + 8 * (lane / 16) + lane % 8) * LB::kLine + 8 * ((lane / 8) % 2)
+          : (lane % 8 + 8 * ((lane / 8) % 2)) * LB::kLine + T::kWarpN * wn + 8 * (lane / 16);
+  constexpr int kAf = A_K ? 16 * LA::kLine : 16;
+  constexpr int kAk = A_K ? 16 : 16 * LA::kLine;
+  constexpr int kBf = B_K ? 16 * LB::kLine : 16;
+  constexpr int kBk = B_K ? 16 : 16 * LB::kLine;
   int buf = 0;
   for (int ks = k_begin; ks < k_end; ks += BK) {
     std::uint16_t* const s = lines + buf * T::kBufElems;
-    la.store(s, tid);
-    lb.store(s + BM * kLine, tid);
+    la.store(s, a_pairs, tid);
+    lb.store(s + T::kARegion, b_pairs, tid);
     __syncthreads();  // the stage is written; with two buffers, one barrier per stage suffices
     if (ks + BK < k_end) {  // the next stage's loads, in flight while this one is multiplied
       pa += a_step;
       pb += b_step;
-      la.load(pa, lda, rows_a, k_end - ks - BK, tid);
-      lb.load(pb, ldb, rows_b, k_end - ks - BK, tid);
+      load(k_end - ks - BK);
     }
     const std::uint32_t a_base = smem_addr(s + a_lane);
-    const std::uint32_t b_base = smem_addr(s + b_lane);
+    const std::uint32_t b_base = smem_addr(s + T::kARegion + b_lane);
 #pragma unroll
     for (int kk = 0; kk < BK / 16; ++kk) {
       std::uint32_t af[kMf][4];
       std::uint32_t bf[T::kNf / 2][4];
 #pragma unroll
-      for (int f = 0; f < kMf; ++f) ldsm_x4(af[f], a_base + 2 * (16 * f * kLine + 16 * kk));
+      for (int f = 0; f < kMf; ++f) {
+        const std::uint32_t addr = a_base + 2 * (kAf * f + kAk * kk);
+        if constexpr (A_K) {
+          ldsm_x4(af[f], addr);
+        } else {
+          ldsm_x4_trans(af[f], addr);
+        }
+      }
 #pragma unroll
       for (int f = 0; f < T::kNf / 2; ++f) {
-        ldsm_x4(bf[f], b_base + 2 * (16 * f * kLine + 16 * kk));
+        const std::uint32_t addr = b_base + 2 * (kBf * f + kBk * kk);
+        if constexpr (B_K) {
+          ldsm_x4(bf[f], addr);
+        } else {
+          ldsm_x4_trans(bf[f], addr);
+        }
       }
 #pragma unroll
       for (int i = 0; i < kMf; ++i) {
@@ -372,6 +414,8 @@ cudaError_t launch_small_mma(const Problem& p, cudaStream_t stream) {
   const std::int64_t tiles_n = ceil_div(q.n, std::int64_t{BN});
   const std::int64_t tiles = ceil_div(q.m, std::int64_t{BM}) * tiles_n;
   g.tiles_n = static_cast<int>(tiles_n);
+  g.a_pairs = views::aligned(q.a, 4);
+  g.b_pairs = views::aligned(q.b, 4);
   const stream::Split sp = stream::plan_split(
       tiles, q.k, BK, std::max<std::int64_t>(BK, ceil_div(q.k, std::int64_t{kMaxSplits})),
       kSplitBlocksPerSm);
