@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -498,6 +499,42 @@ TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
   }
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
   EXPECT_GT(checked, 0) << "no gemv or narrow kernel ran";
+}
+
+// Rung 21's narrow products read the wide operand in 16-byte pieces where its base and pitch are
+// 16-byte aligned, else element by element. Each class must reach its own kernel and come out
+// right, in both layouts of the wide operand (the row and the column kernel), with K split (the
+// last block's sum) and beta != 0; a 4-byte pitch (pad 2) is an element read.
+TEST(Library, NarrowProductsAreRightInBothReadClasses) {
+  TILEGEMM_REQUIRE_GPU();
+  int checked = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    if (k.family != "narrow" || !runs_on_current_device(k)) continue;
+    for (GemmTypes types : {GemmTypes{DType::kBF16, DType::kBF16},
+                            GemmTypes{DType::kF16, DType::kF32}}) {
+      for (Layout la : {Layout::kRowMajor, Layout::kColMajor}) {
+        std::set<const void*> kernels;
+        // pad 0: ld 4096 (16-byte pitch); pad 2: ld 4098 (4-byte); pad 1: ld 4097 (odd)
+        for (std::int64_t pad : {0, 2, 1}) {
+          CaseSpec spec = spec_of(la == Layout::kRowMajor ? 300 : 4096, 3,
+                                  la == Layout::kRowMajor ? 4096 : 1000, 1.0f, 0.5f, types);
+          spec.la = la;
+          spec.pad_a = pad;
+          Testbed tb(spec);
+          ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+          ASSERT_TRUE(k.can_implement(tb.problem()));
+          SCOPED_TRACE(k.name + " " + spec.to_string());
+          kernels.insert(k.device_function(tb.problem()));
+          const CheckResult r = tb.run_and_check(
+              [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+          EXPECT_TRUE(r.passed) << r.detail;
+          ++checked;
+        }
+        EXPECT_EQ(kernels.size(), 2u) << k.name << ": 16-byte pieces and elements, two kernels";
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << "no narrow kernel ran";
 }
 
 // Rung 24's small products on the CUDA cores and rung 27's on mma.sync: one kernel whatever the
