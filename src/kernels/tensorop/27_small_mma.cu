@@ -453,16 +453,17 @@ void register_instance(Registry& r) {
   k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
                   GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
   k.desc.accumulator = DType::kF32;
-  k.desc.align_a = 1;  // element reads of A and B, C written in element pairs where it allows
+  k.desc.align_a = 1;  // A and B read by elements or pairs, C written in pairs where it allows
   k.desc.align_b = 1;
   k.desc.align_c = 1;
   k.desc.min_cc = kCpAsyncMinCc;  // mma.sync and ldmatrix: sm_80
   k.desc.max_cc = 0;
   k.desc.split_k = true;
   k.summary = "16-bit A/B in one launch on mma.sync: 64 x " + std::to_string(BN) +
-              " tiles, stages of 64 k read element by element at any layout, pitch and base, K "
-              "split over blocks and added in split order by the last block of each tile "
-              "(deterministic), no copy, no tensor map, no second kernel";
+              " tiles, stages of 64 k read in place at any layout, pitch and base (element "
+              "pairs as one word where base and pitch allow), K split over blocks and added in "
+              "split order by the last block of each tile (deterministic), no copy, no tensor "
+              "map, no second kernel";
   k.can_implement = can_implement_small_mma<BN>;
   k.launch = launch_small_mma<BN>;
   k.device_function = device_function_for(k.can_implement, device_function_small_mma<BN>);
