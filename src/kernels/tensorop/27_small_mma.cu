@@ -82,9 +82,9 @@ struct SmallMmaArgs : StridedProblem {
   unsigned* counters;
 };
 
-// Hides a pointer's value from the optimizer, so that each load's address is
-// the running pointer itself: without this the compiler formed every load's address ahead of
-// the loads (a 64-bit register each while the stage's loads are in flight).
+// Hides a pointer's value from the optimizer, so that each load's address is the running pointer
+// itself: without this the compiler formed every load's address ahead of the loads (a 64-bit
+// register each while the stage's loads are in flight).
 template <class P>
 __device__ __forceinline__ void opaque(const P*& p) {
   asm volatile("" : "+l"(p));
@@ -201,6 +201,7 @@ __global__ void __launch_bounds__(kThreads, Tile<BN>::kMinBlocks)
 
   using LA = StageLoads<BM, A_K>;
   using LB = StageLoads<BN, B_K>;
+  static_assert(LA::kBytes <= 2 * T::kARegion && LB::kBytes <= 2 * T::kBRegion, "stage regions");
   LA la;
   LB lb;
   const bool a_pairs = g.a_pairs != 0;
