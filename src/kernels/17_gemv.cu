@@ -178,7 +178,9 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
       for (int u = 0; u < kUnroll; ++u) {
         const std::int64_t kk = k + step * u;
         const E* const col = a + kk * g.lda + r;
-        ra[u] = kk >= k1 ? make_uint4(0, 0, 0, 0) : whole ? load_stream(col) : load_cut_piece<sizeof(E)>(col, n);
+        ra[u] = kk >= k1 ? make_uint4(0, 0, 0, 0)
+                : whole  ? load_stream(col)
+                         : load_cut_piece<sizeof(E)>(col, n);
         xk[u] = kk < k1 ? L::one(x + kk * g.incx) : 0.0f;
       }
 #pragma unroll

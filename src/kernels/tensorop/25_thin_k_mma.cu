@@ -45,6 +45,7 @@ using mma_sync::Bf16Op;
 using mma_sync::F16Op;
 using mma_sync::Tf32Op;
 using mma_sync::ldsm_x4;
+using mma_sync::opaque;
 
 constexpr int kThreads = 256;
 constexpr int kWarpsM = 2;  // warps along M; 4 along N, each 32 columns
@@ -61,14 +62,6 @@ constexpr int kSliceBytes = (BM + BN) * kLine * 2;
 constexpr int kStageBytes = BM * kStageLine * 4;  // beta != 0: the tile staged as fp32
 constexpr int kSmemBytes = kSliceBytes > kStageBytes ? kSliceBytes : kStageBytes;
 constexpr int kMinBlocks = 4;  // at most 64 registers a thread
-
-// Hides a pointer's value from the optimizer, so that the 32-bit offsets of the loads that follow
-// are added to it as it is: without this the compiler folded the slice's 64-bit base offset into
-// every load's address (a 64-bit multiply-add and two constant loads per element).
-template <class T>
-__device__ __forceinline__ void opaque(const T*& p) {
-  asm("" : "+l"(p));
-}
 
 // K values per mma k-step: m16n8k16 for 16-bit elements, m16n8k8 for tf32 (32-bit storage).
 template <class T>
@@ -180,15 +173,11 @@ __device__ __forceinline__ int row_shift(const CT* c, std::int64_t ldc, int row,
 }
 
 // Staging of two consecutive outputs x, y of C's type at p, which is aligned to one element
-// only (the row's shift): a 16-bit pair rounded by one packing conversion, then stored as two
-// halves.
-__device__ __forceinline__ void stage_pair(float* p, float x, float y) {
-  p[0] = x;
-  p[1] = y;
-}
+// only (the row's shift): converted as a pair (a 16-bit pair by one packing conversion), then
+// stored as two elements.
 template <class CT>
 __device__ __forceinline__ void stage_pair(CT* p, float x, float y) {
-  CT pair[2];
+  alignas(2 * sizeof(CT)) CT pair[2];
   OutC<CT>::store2(pair, x, y);
   p[0] = pair[0];
   p[1] = pair[1];
@@ -534,8 +523,12 @@ struct ARows {
 
 // fp32 as three tf32 products (fp32 storage, the tf32 instances): x = big + small with big =
 // tf32(x) and small = tf32(x - big), and a b ~ a_small b_big + a_big b_small + a_big b_big, the
-// small terms first (rung 22's split, on mma.sync m16n8k8).
-__device__ __forceinline__ void split_tf32(std::uint32_t x, std::uint32_t& big,
+// small terms first (rung 22's split, on mma.sync m16n8k8), on the fragments' fp32 bit patterns.
+// Unlike tensor_common.cuh's split_tf32, nothing here guards the edges: a finite x whose tf32
+// rounding overflows (|x| within half a tf32 ulp of the largest float) gives a NaN product where
+// rung 22 keeps its truncation. Those guards, in this loop that splits every fragment value,
+// made the walk 27-53% slower on an H100 (docs/perf-notes.md, "Review of rungs 25 and 27").
+__device__ __forceinline__ void split_bits(std::uint32_t x, std::uint32_t& big,
                                            std::uint32_t& small) {
   big = mma_sync::to_tf32(x);
   small = mma_sync::to_tf32(__float_as_uint(__uint_as_float(x) - __uint_as_float(big)));
@@ -544,8 +537,8 @@ __device__ __forceinline__ void mma_3xtf32(float (&d)[4], const std::uint32_t (&
                                            const std::uint32_t (&a_small)[4],
                                            const std::uint32_t (&b)[2]) {
   std::uint32_t b_big[2], b_small[2];
-  split_tf32(b[0], b_big[0], b_small[0]);
-  split_tf32(b[1], b_big[1], b_small[1]);
+  split_bits(b[0], b_big[0], b_small[0]);
+  split_bits(b[1], b_big[1], b_small[1]);
   Tf32Op::mma(d, a_small, b_big);
   Tf32Op::mma(d, a_big, b_small);
   Tf32Op::mma(d, a_big, b_big);
@@ -616,7 +609,7 @@ __global__ void __launch_bounds__(kThreads, Smem<T, CT, KS>::kBlocksPerSm)
       std::uint32_t a_big[4], a_small[4];
       if constexpr (Op::kTf32) {
 #pragma unroll
-        for (int r = 0; r < 4; ++r) split_tf32(af[r], a_big[r], a_small[r]);
+        for (int r = 0; r < 4; ++r) split_bits(af[r], a_big[r], a_small[r]);
       }
 #pragma unroll
       for (int f = 0; f < kNf / 2; ++f) {

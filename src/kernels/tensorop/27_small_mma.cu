@@ -47,6 +47,7 @@ using mma_sync::Bf16Op;
 using mma_sync::F16Op;
 using mma_sync::ldsm_x4;
 using mma_sync::ldsm_x4_trans;
+using mma_sync::opaque;
 
 constexpr int kThreads = 256;
 constexpr int kWarpsM = 2;  // warps along M; 4 along N
@@ -78,17 +79,10 @@ struct SmallMmaArgs : StridedProblem {
   int tiles_n;
   int k_chunk;
   int a_pairs, b_pairs;  // A's (B's) base and pitch are 4-byte aligned: pairs load as one word
+  int c_pairs;           // C's base and ldc allow 2-element accesses at even columns
   float* partial;
   unsigned* counters;
 };
-
-// Hides a pointer's value from the optimizer, so that each load's address is the running pointer
-// itself: without this the compiler formed every load's address ahead of the loads (a 64-bit
-// register each while the stage's loads are in flight).
-template <class P>
-__device__ __forceinline__ void opaque(const P*& p) {
-  asm volatile("" : "+l"(p));
-}
 
 // One operand's X x BK part of a stage, in the operand's own orientation: lines along its strided
 // dimension, each holding kC values of its contiguous one (K_CONTIG, A row-major or B
@@ -114,7 +108,7 @@ struct StageLoads {
   // lines and positions left in the matrix (or the split's K) from the stage's corner.
   __device__ __forceinline__ void load(const std::uint16_t* p, int ld, int lines, int c_left,
                                        bool pairs, int tid) {
-    // One running pointer a thread, stepped between loads (opaque: see above).
+    // One running pointer a thread, stepped between loads (opaque: mma_sync.cuh).
     if (pairs) {
       const int c = 2 * (tid % (kC / 2));
       const int l0 = tid / (kC / 2);
@@ -294,8 +288,7 @@ __global__ void __launch_bounds__(kThreads, Tile<BN>::kMinBlocks)
   };
   CT* const c = static_cast<CT*>(g.c);
   const int cols_left = g.n - n0;
-  // C's base and ldc even: element pairs at even columns are one 2-element access.
-  const bool vec2 = (reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(CT)) == 0) && g.ldc % 2 == 0;
+  const bool vec2 = g.c_pairs != 0;
   if (gridDim.y == 1) {
     for_each_pair([&](int r, int col, float x, float y) {
       if (r < rows_a) {
@@ -417,6 +410,7 @@ cudaError_t launch_small_mma(const Problem& p, cudaStream_t stream) {
   g.tiles_n = static_cast<int>(tiles_n);
   g.a_pairs = views::aligned(q.a, 4);
   g.b_pairs = views::aligned(q.b, 4);
+  g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
   const stream::Split sp = stream::plan_split(
       tiles, q.k, BK, std::max<std::int64_t>(BK, ceil_div(q.k, std::int64_t{kMaxSplits})),
       kSplitBlocksPerSm);

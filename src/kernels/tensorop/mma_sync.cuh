@@ -90,6 +90,15 @@ __device__ __forceinline__ void ldsm_x4_trans(std::uint32_t (&r)[4], std::uint32
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(addr));
 }
+// Hides a pointer's value from the optimizer (no instruction): the loads that follow add their
+// offsets to the pointer as it is. Without it the compiler folded a base offset into every load's
+// address (rung 25: a 64-bit multiply-add and two constant loads per element) or formed every
+// address of a stage ahead of its loads (rung 27: a 64-bit register each while they are in
+// flight).
+template <class T>
+__device__ __forceinline__ void opaque(const T*& p) {
+  asm("" : "+l"(p));
+}
 __device__ __forceinline__ std::uint32_t lds32(std::uint32_t addr) {
   std::uint32_t v;
   asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr));
