@@ -66,7 +66,8 @@ struct NarrowArgs {
   void* c;
   std::int64_t c_row, c_col;  // element strides of C along M and along N
   int k_chunk;                // K per split (a multiple of 16 bytes of elements)
-  float* partial;             // splits x m x n partial sums (splits > 1)
+  float* partial;             // splits planes of m x n partial sums (splits > 1), ...
+  std::int64_t plane;         // ... each m n rounded up to 4 floats (16-byte aligned planes)
   unsigned* counters;         // an arrival counter per row block (split in one launch), or null
 };
 
@@ -125,7 +126,7 @@ __device__ __forceinline__ void put(const NarrowArgs& g, int row, int c, float s
     CT* const out = static_cast<CT*>(g.c) + row * g.c_row + c * g.c_col;
     store_c_one(out, sum, g.alpha, g.beta);
   } else {
-    g.partial[(static_cast<std::int64_t>(blockIdx.y) * g.m + row) * g.n + c] = sum;
+    g.partial[blockIdx.y * g.plane + static_cast<std::int64_t>(row) * g.n + c] = sum;
   }
 }
 
@@ -133,7 +134,6 @@ __device__ __forceinline__ void put(const NarrowArgs& g, int row, int c, float s
 // sum in split order: the last block of a split row block to arrive (stream::last_split).
 template <class CT>
 __device__ __forceinline__ void finish_splits(const NarrowArgs& g, int row0, int rows) {
-  const std::int64_t total = static_cast<std::int64_t>(g.m) * g.n;
   const int count = min(rows, g.m - row0) * g.n;
   for (int e = static_cast<int>(threadIdx.x); e < count; e += kThreads) {
     const int row = row0 + e / g.n;
@@ -141,7 +141,7 @@ __device__ __forceinline__ void finish_splits(const NarrowArgs& g, int row0, int
     const float* p = g.partial + static_cast<std::int64_t>(row) * g.n + c;
     float s = 0.0f;
 #pragma unroll 16  // loads in flight: a load at a time made long sums slow (as gemv's)
-    for (unsigned j = 0; j < gridDim.y; ++j) s += __ldcg(p + j * total);
+    for (unsigned j = 0; j < gridDim.y; ++j) s += __ldcg(p + j * g.plane);
     store_c_one(static_cast<CT*>(g.c) + row * g.c_row + c * g.c_col, s, g.alpha, g.beta);
   }
 }
@@ -354,19 +354,88 @@ __global__ void __launch_bounds__(kThreads) narrow_cols_kernel(const NarrowArgs 
 }
 
 // The second pass of a split too long for one block: C = alpha * (the splits' partial sums added
-// in split order) + beta * C, a thread per output.
+// in a fixed order) + beta * C. A thread takes a group of 4 consecutive outputs (one 16-byte piece
+// of every plane) over one share of the splits, `per` consecutive ones, all its loads in flight
+// together; the `shares` threads of a group meet in shared memory and the first adds their sums
+// in share order. A thread per output adding every split, one round trip after another, took
+// longer than the stream on long sums (docs/perf-notes.md, "Rung 21's second pass").
+constexpr int kReduceLoads = 8;  // 16-byte partial sums a thread has in flight
 template <class CT>
-__global__ void __launch_bounds__(kThreads) narrow_reduce_kernel(const NarrowArgs g, int splits) {
+__global__ void __launch_bounds__(kThreads) narrow_reduce_kernel(const NarrowArgs g, int splits,
+                                                                 int shares) {
+  __shared__ float4 share_sums[kThreads];
   const std::int64_t total = static_cast<std::int64_t>(g.m) * g.n;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kThreads;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < total;
-       i += stride) {
-    float s = 0.0f;
-    for (int j = 0; j < splits; ++j) s += g.partial[static_cast<std::int64_t>(j) * total + i];
-    const std::int64_t row = i / g.n;
-    const std::int64_t c = i % g.n;
-    store_c_one(static_cast<CT*>(g.c) + row * g.c_row + c * g.c_col, s, g.alpha, g.beta);
+  const std::int64_t groups = (total + 3) / 4;
+  const int per_block = kThreads / shares;  // groups a block adds at once
+  const int slot = static_cast<int>(threadIdx.x) % per_block;
+  const int share = static_cast<int>(threadIdx.x) / per_block;
+  const int per = (splits + shares - 1) / shares;
+  const int s0 = min(splits, share * per);
+  const int s1 = min(splits, s0 + per);
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * per_block;
+  // The loop bound is the block's (every thread reaches the barriers); a group past the last is
+  // added as zeros and not stored.
+  for (std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * per_block; first < groups;
+       first += stride) {
+    const std::int64_t group = first + slot;
+    const std::int64_t o = 4 * group;  // the group's first output
+    const bool whole = o + 4 <= total;
+    float4 t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int s = s0; s < s1; s += kReduceLoads) {
+      float4 v[kReduceLoads];
+#pragma unroll
+      for (int u = 0; u < kReduceLoads; ++u) {
+        v[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (s + u < s1 && group < groups) {
+          const float* const p = g.partial + (s + u) * g.plane + o;
+          if (whole) {
+            v[u] = *reinterpret_cast<const float4*>(p);
+          } else {  // the last group: only the outputs inside M N were written
+            v[u].x = p[0];
+            if (o + 1 < total) v[u].y = p[1];
+            if (o + 2 < total) v[u].z = p[2];
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kReduceLoads; ++u) {
+        t.x += v[u].x;
+        t.y += v[u].y;
+        t.z += v[u].z;
+        t.w += v[u].w;
+      }
+    }
+    share_sums[threadIdx.x] = t;
+    __syncthreads();
+    if (share == 0 && group < groups) {
+      for (int h = 1; h < shares; ++h) {
+        const float4 v = share_sums[h * per_block + slot];
+        t.x += v.x;
+        t.y += v.y;
+        t.z += v.z;
+        t.w += v.w;
+      }
+      const float out[4] = {t.x, t.y, t.z, t.w};
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        if (o + e < total) {
+          const std::int64_t row = (o + e) / g.n;
+          const std::int64_t c = (o + e) % g.n;
+          store_c_one(static_cast<CT*>(g.c) + row * g.c_row + c * g.c_col, out[e], g.alpha,
+                      g.beta);
+        }
+      }
+    }
+    __syncthreads();  // share_sums is written again in the next round
   }
+}
+
+// The second pass's shares per group: enough that each thread loads at most about kReduceLoads
+// partial sums (a power of two, so that a block holds whole groups), at most 64.
+inline int reduce_shares(std::int64_t splits) {
+  int shares = 1;
+  while (shares < 64 && shares * kReduceLoads < splits) shares *= 2;
+  return shares;
 }
 
 // The problem as the kernels see it: N the narrow side (an M-narrow problem mirrored).
@@ -412,8 +481,9 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
       rows ? stream::plan_split(tiles, q.k, V, 32LL * V, kBlocksPerSm)
            : stream::plan_split(tiles, q.k, kWarps, 1LL * kWarps * kColUnroll<NC>, kBlocksPerSm);
   g.k_chunk = sp.k_chunk;
+  g.plane = views::round_up(q.m * q.n, 4);
   if (cudaError_t err =
-          stream::partial_sums(sp, q.m * q.n, tiles, stream, &g.partial, &g.counters);
+          stream::partial_sums(sp, g.plane, tiles, stream, &g.partial, &g.counters);
       err != cudaSuccess) {
     return err;
   }
@@ -439,8 +509,11 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
     }
   }
   if (sp.splits > 1 && !one_launch) {
-    narrow_reduce_kernel<CT><<<stream::reduce_blocks(q.m * q.n, kThreads), kThreads, 0, stream>>>(
-        g, sp.splits);
+    const int shares = reduce_shares(sp.splits);
+    const std::int64_t groups = ceil_div(q.m * q.n, 4);
+    const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(
+        ceil_div(groups, kThreads / shares), 8LL * runtime::sm_count()));
+    narrow_reduce_kernel<CT><<<blocks, kThreads, 0, stream>>>(g, sp.splits, shares);
   }
   return cudaGetLastError();
 }

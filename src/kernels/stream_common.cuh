@@ -91,13 +91,6 @@ inline cudaError_t partial_sums(const Split& sp, std::int64_t outputs, std::int6
   return runtime::stream_counters(static_cast<std::size_t>(blocks), stream, counters);
 }
 
-// Blocks of a second pass that adds `outputs` partial sums (a grid-stride loop of `threads` per
-// block, at most 4 blocks per SM), where the sum is too long for one block (rung 21).
-inline unsigned reduce_blocks(std::int64_t outputs, int threads) {
-  return static_cast<unsigned>(
-      std::min<std::int64_t>(views::ceil_div(outputs, threads), 4LL * runtime::sm_count()));
-}
-
 // Split K in one launch: called by every thread of a block after it wrote its partial sums of
 // split blockIdx.y, true in the block that completes output block blockIdx.x (the last of its
 // `gridDim.y` splits to arrive), which then adds every split's partial sums in split order (the

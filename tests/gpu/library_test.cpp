@@ -467,7 +467,8 @@ TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
       // {shape, kernels expected}: gemv's row and column kernels (the column kernel also on
       // short columns, where a warp step covers several of them: 16-byte pieces at an aligned
       // pitch, element loads at an odd one, a row piece cut by M); a narrow product whose last
-      // block adds at most 32 partial sums per thread, and one with 256 or more.
+      // block adds at most 32 partial sums per thread, and two with more (the second pass: its
+      // split shares, and outputs that end inside a 16-byte group, 6 and 175 of them).
       std::vector<std::pair<CaseSpec, int>> cases;
       if (gemv) {
         cases = {{spec_of(64, 1, 262144, 1.0f, 0.5f, types), 1},
@@ -480,7 +481,9 @@ TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
         cases[4].first.pad_b = 1;  // M = 1 mirrored: B^T (B row-major) at an odd pitch
       } else {
         cases = {{spec_of(3, 2, 4096, 1.0f, 0.5f, types), 1},
-                 {spec_of(3, 2, 65536, 1.0f, 0.0f, types), 2}};
+                 {spec_of(3, 2, 65536, 1.0f, 0.0f, types), 2},
+                 {spec_of(35, 5, 5919, 1.0f, 0.5f, types), 2}};
+        cases[2].first.la = Layout::kColMajor;  // the column kernel, K split 100+ ways
       }
       for (const auto& [spec, launches] : cases) {
         Testbed tb(spec);
