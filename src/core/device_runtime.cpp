@@ -28,6 +28,27 @@ cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
   return err;
 }
 
+int resident_blocks(const void* kernel, int threads, ResidentBlocks& cache) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    cudaGetLastError();
+    return 1;
+  }
+  std::atomic<int>* const slot =
+      device < ResidentBlocks::kDevices ? &cache.per_device[device] : nullptr;
+  if (slot != nullptr) {
+    if (const int known = slot->load(std::memory_order_relaxed); known > 0) return known;
+  }
+  int blocks = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0) != cudaSuccess) {
+    cudaGetLastError();
+    return 1;
+  }
+  blocks = std::max(blocks, 1);
+  if (slot != nullptr) slot->store(blocks, std::memory_order_relaxed);
+  return blocks;
+}
+
 namespace {
 
 class WorkspaceCache {

@@ -23,6 +23,15 @@ int sm_count();
 cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
                         std::atomic<std::uint64_t>& done_devices);
 
+// Blocks of `threads` threads of `kernel` (static shared memory only) that fit on one SM of the
+// current device at once, asked once per device: the caller keeps one ResidentBlocks per kernel
+// (a function-local static beside the launch). 1 where the runtime cannot say.
+struct ResidentBlocks {
+  static constexpr int kDevices = 64;
+  std::atomic<int> per_device[kDevices] = {};
+};
+int resident_blocks(const void* kernel, int threads, ResidentBlocks& cache);
+
 // A device buffer of at least `bytes` for work enqueued on `stream` of the current device, owned
 // by the library: one buffer per (device, stream), grown with stream-ordered cudaFreeAsync /
 // cudaMallocAsync (a kernel still reading the old buffer on that stream finishes first), freed at

@@ -54,7 +54,6 @@ constexpr int kStageFloats = 8192;  // B's stage: 32 KiB of fp32, NC columns x 8
 // registers).
 template <int NC>
 constexpr int kColUnroll = NC <= 4 ? 8 : 4;
-constexpr int kBlocksPerSm = 8;  // the split target: blocks per SM over the whole grid
 
 struct NarrowArgs {
   int m, n, k;
@@ -450,6 +449,18 @@ bool can_implement_narrow(const Problem& p) {
   return q.n <= NC && views::dims_fit_int(q, 8) && q.m <= (std::int64_t{1} << 30);
 }
 
+// The kernel of a problem's read class: row-major A (K contiguous) or column-major, 16-byte or
+// element loads.
+template <class E, class CT, int NC>
+const void* kernel_of(bool rows, bool vec) {
+  if (rows) {
+    return vec ? kernel_address(&narrow_rows_kernel<E, CT, NC, true>)
+               : kernel_address(&narrow_rows_kernel<E, CT, NC, false>);
+  }
+  return vec ? kernel_address(&narrow_cols_kernel<E, CT, NC, true>)
+             : kernel_address(&narrow_cols_kernel<E, CT, NC, false>);
+}
+
 template <class E, class CT, int NC>
 cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   constexpr int V = Load<E>::kVec;
@@ -472,14 +483,19 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.c_col = sc.col;
   const bool rows = views::a_k_contiguous(q);
   const bool vec = views::aligned(q.a, 16);
-  // Row-major A: blocks of 32 rows, splits of at least one warp step (whole 16-byte pieces);
-  // column-major A: blocks of 32 V rows, splits of at least one round of unrolled columns per
-  // warp. Short splits: a small problem's time is the round trips of its loads, and more blocks
-  // take them side by side.
+  // K split until one wave of the kernel's resident blocks is full, the count rounded down: short
+  // splits, since a small problem's time is the round trips of its loads and more blocks take
+  // them side by side, but no partial second wave of blocks as long as the first (it cost more
+  // than the split saved: docs/perf-notes.md, "Rung 21's split: one wave"). Row-major A: blocks
+  // of 32 rows, splits of at least one warp step (whole 16-byte pieces); column-major A: blocks
+  // of 32 V rows, splits of at least one round of unrolled columns per warp.
   const std::int64_t tiles = rows ? ceil_div(q.m, kRowsPerBlock) : ceil_div(q.m, 32 * V);
+  static runtime::ResidentBlocks resident[2][2];
+  const int per_sm = runtime::resident_blocks(kernel_of<E, CT, NC>(rows, vec), kThreads,
+                                              resident[rows ? 1 : 0][vec ? 1 : 0]);
   const stream::Split sp =
-      rows ? stream::plan_split(tiles, q.k, V, 32LL * V, kBlocksPerSm)
-           : stream::plan_split(tiles, q.k, kWarps, 1LL * kWarps * kColUnroll<NC>, kBlocksPerSm);
+      rows ? stream::plan_split_wave(tiles, q.k, V, 32LL * V, per_sm)
+           : stream::plan_split_wave(tiles, q.k, kWarps, 1LL * kWarps * kColUnroll<NC>, per_sm);
   g.k_chunk = sp.k_chunk;
   g.plane = views::round_up(q.m * q.n, 4);
   if (cudaError_t err =
@@ -531,14 +547,7 @@ const void* device_function_narrow(const Problem& p) {
   const bool rows = views::a_k_contiguous(q);
   const bool vec = views::aligned(q.a, 16);
   return with_types(p.types(), [&](auto e, auto ct) {
-    using E = typename decltype(e)::type;
-    using CT = typename decltype(ct)::type;
-    if (rows) {
-      return vec ? kernel_address(&narrow_rows_kernel<E, CT, NC, true>)
-                 : kernel_address(&narrow_rows_kernel<E, CT, NC, false>);
-    }
-    return vec ? kernel_address(&narrow_cols_kernel<E, CT, NC, true>)
-               : kernel_address(&narrow_cols_kernel<E, CT, NC, false>);
+    return kernel_of<typename decltype(e)::type, typename decltype(ct)::type, NC>(rows, vec);
   });
 }
 

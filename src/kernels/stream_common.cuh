@@ -63,14 +63,27 @@ struct Split {
   int splits;
   int k_chunk;
 };
+// K in `s` splits or fewer: at most k / min_split_k of them, each a whole number of vec_width.
+inline Split split_k_in(std::int64_t s, std::int64_t k, int vec_width,
+                        std::int64_t min_split_k) {
+  s = std::min(s, std::max<std::int64_t>(1, k / min_split_k));
+  s = std::max<std::int64_t>(1, std::min<std::int64_t>(s, 65535));
+  const std::int64_t chunk = views::round_up(views::ceil_div(k, s), vec_width);
+  return Split{static_cast<int>(views::ceil_div(k, chunk)), static_cast<int>(chunk)};
+}
 inline Split plan_split(std::int64_t tiles, std::int64_t k, int vec_width, std::int64_t min_split_k,
                         int blocks_per_sm) {
   const std::int64_t target = std::int64_t{blocks_per_sm} * runtime::sm_count();
-  std::int64_t s = std::max<std::int64_t>(1, views::ceil_div(target, tiles));
-  s = std::min(s, std::max<std::int64_t>(1, k / min_split_k));
-  s = std::min<std::int64_t>(s, 65535);
-  const std::int64_t chunk = views::round_up(views::ceil_div(k, s), vec_width);
-  return Split{static_cast<int>(views::ceil_div(k, chunk)), static_cast<int>(chunk)};
+  return split_k_in(views::ceil_div(target, tiles), k, vec_width, min_split_k);
+}
+// The same for a kernel of which `resident` blocks fit on an SM at once: the splits that fill at
+// most one wave of them, the count rounded down. Rounding up (plan_split) could leave a second
+// wave of a few blocks, each as long as the first wave's: 32 row blocks split 17 ways on 528
+// slots ran 26-37% longer than 16 ways would (docs/perf-notes.md, "Rung 21's split: one wave").
+inline Split plan_split_wave(std::int64_t tiles, std::int64_t k, int vec_width,
+                             std::int64_t min_split_k, int resident) {
+  const std::int64_t slots = std::int64_t{std::max(resident, 1)} * runtime::sm_count();
+  return split_k_in(slots / tiles, k, vec_width, min_split_k);
 }
 
 // The partial sums of a split launch (`sp.splits` x `outputs` floats) in the stream workspace
