@@ -299,22 +299,12 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
   float4 t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll 8
   for (unsigned i = i0; i < i1; ++i) {
-    const float4 v = __ldcg(run4 + static_cast<std::int64_t>(i) * (R / 4));
-    t.x += v.x;
-    t.y += v.y;
-    t.z += v.z;
-    t.w += v.w;
+    stream::add4(t, __ldcg(run4 + static_cast<std::int64_t>(i) * (R / 4)));
   }
   share_sums[threadIdx.x] = t;
   __syncthreads();
   if (share != 0) return;
-  for (int h = 1; h < shares; ++h) {
-    const float4 v = share_sums[h * groups + group];
-    t.x += v.x;
-    t.y += v.y;
-    t.z += v.z;
-    t.w += v.w;
-  }
+  t = stream::add_shares(t, share_sums, shares, groups, group);
   const float out[4] = {t.x, t.y, t.z, t.w};
 #pragma unroll
   for (int e = 0; e < 4; ++e) {

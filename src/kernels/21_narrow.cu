@@ -397,23 +397,12 @@ __global__ void __launch_bounds__(kThreads) narrow_reduce_kernel(const NarrowArg
         }
       }
 #pragma unroll
-      for (int u = 0; u < kReduceLoads; ++u) {
-        t.x += v[u].x;
-        t.y += v[u].y;
-        t.z += v[u].z;
-        t.w += v[u].w;
-      }
+      for (int u = 0; u < kReduceLoads; ++u) stream::add4(t, v[u]);
     }
     share_sums[threadIdx.x] = t;
     __syncthreads();
     if (share == 0 && group < groups) {
-      for (int h = 1; h < shares; ++h) {
-        const float4 v = share_sums[h * per_block + slot];
-        t.x += v.x;
-        t.y += v.y;
-        t.z += v.z;
-        t.w += v.w;
-      }
+      t = stream::add_shares(t, share_sums, shares, per_block, slot);
       const float out[4] = {t.x, t.y, t.z, t.w};
 #pragma unroll
       for (int e = 0; e < 4; ++e) {

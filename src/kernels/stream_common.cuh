@@ -56,9 +56,24 @@ __device__ __forceinline__ uint4 load_cut_piece(const void* p, int n) {
   return piece;
 }
 
-// K split over blocks: enough blocks (`blocks_per_sm` per SM over `tiles` output blocks) to keep
-// every SM streaming, each split at least min_split_k elements of K and a multiple of
-// vec_width.
+// t += v, component by component (partial sums added in 16-byte groups).
+__device__ __forceinline__ void add4(float4& t, const float4& v) {
+  t.x += v.x;
+  t.y += v.y;
+  t.z += v.z;
+  t.w += v.w;
+}
+
+// A group's sum over its shares of the splits, each share's sum left by its thread at
+// share_sums[share * stride + slot]: `t`, share 0's own, plus the others in share order (a fixed
+// order, the same sum every run).
+__device__ __forceinline__ float4 add_shares(float4 t, const float4* share_sums, int shares,
+                                             int stride, int slot) {
+  for (int h = 1; h < shares; ++h) add4(t, share_sums[h * stride + slot]);
+  return t;
+}
+
+// K split over blocks (grid y): the splits and the K each takes.
 struct Split {
   int splits;
   int k_chunk;
@@ -71,15 +86,18 @@ inline Split split_k_in(std::int64_t s, std::int64_t k, int vec_width,
   const std::int64_t chunk = views::round_up(views::ceil_div(k, s), vec_width);
   return Split{static_cast<int>(views::ceil_div(k, chunk)), static_cast<int>(chunk)};
 }
+// Enough blocks (`blocks_per_sm` per SM over `tiles` output blocks) to keep every SM streaming,
+// each split at least min_split_k elements of K and a multiple of vec_width.
 inline Split plan_split(std::int64_t tiles, std::int64_t k, int vec_width, std::int64_t min_split_k,
                         int blocks_per_sm) {
   const std::int64_t target = std::int64_t{blocks_per_sm} * runtime::sm_count();
   return split_k_in(views::ceil_div(target, tiles), k, vec_width, min_split_k);
 }
 // The same for a kernel of which `resident` blocks fit on an SM at once: the splits that fill at
-// most one wave of them, the count rounded down. Rounding up (plan_split) could leave a second
+// most one wave of them, the count rounded down. Rounding up (plan_split) can leave a second
 // wave of a few blocks, each as long as the first wave's: 32 row blocks split 17 ways on 528
-// slots ran 26-37% longer than 16 ways would (docs/perf-notes.md, "Rung 21's split: one wave").
+// slots ran about a third longer than split 33 ways, and 16 ways ran faster than both
+// (docs/perf-notes.md, "Rung 21's split: one wave").
 inline Split plan_split_wave(std::int64_t tiles, std::int64_t k, int vec_width,
                              std::int64_t min_split_k, int resident) {
   const std::int64_t slots = std::int64_t{std::max(resident, 1)} * runtime::sm_count();
