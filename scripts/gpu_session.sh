@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        table-random, write-rate, short-off, and
+#        table-random, write-rate, short-off, ab (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -1142,6 +1142,37 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         run_step "smallm_cublas_launches_$s" ncu --csv --metrics \
           gpu__time_duration.sum,launch__grid_size,launch__block_size,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
           "$TG" bench --kernels wgmma_128x64x64_s8_ts --dtype bf16 --shape "$s" --rounds 1 --reps 1 --warmup 0
+      done
+      ;;
+    ab)
+      # This build ($BIN/tilegemm) against an earlier one ($BIN/tilegemm_old), alternating,
+      # AB_REPS times (default 3), each time every entry of AB_CONFIGS ("layout-a layout-b
+      # layout-c pad:shape shape ...", separated by ";") for AB_KERNELS in each of AB_TYPES, three
+      # interleaved rounds a bench: the A/B of perf-notes' kernel changes (the narrow second pass
+      # and one-wave split ran as AB_KERNELS='narrow_*' over the narrow step's shapes).
+      old_tg="$(cd "$BIN" && pwd)/tilegemm_old"
+      if [ ! -x "$old_tg" ]; then
+        note "step ab: no $BIN/tilegemm_old to compare with"
+        continue
+      fi
+      IFS=';' read -ra ab_configs <<<"${AB_CONFIGS:-col row row 0,0,0:2x3042x8153 35x5x5919}"
+      for rep in $(seq "${AB_REPS:-3}"); do
+        for v in old new; do
+          T="$TG"
+          [ $v = old ] && T="$old_tg"
+          for ab in ${AB_TYPES:-bf16 f32}; do
+            for cfg in "${ab_configs[@]}"; do
+              read -r la lb lc pad <<<"${cfg%%:*}"
+              shapes=()
+              for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
+              run_step "ab_${v}_${rep}_${ab}_$la$lb${lc}_${pad//,/}" \
+                bash -c 'cd "$1" && shift && "$@"' _ "$R" "$T" bench --rounds 3 --reps 20 \
+                --warmup 5 --kernels "${AB_KERNELS:-narrow_*}" --dtype "$ab" --layout-a "$la" \
+                --layout-b "$lb" --layout-c "$lc" --pad "$pad" "${shapes[@]}" --format json \
+                --output "${TAG}_ab_${v}_${rep}_${ab}_$la$lb${lc}_${pad//,/}.json"
+            done
+          done
+        done
       done
       ;;
     ncu-tensor)
