@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Summarises `tilegemm bench --random` result files (JSON): per file, auto against cuBLAS over
 every shape, the geometric mean over all shapes and over those of at least 1 GFLOP, how many
-shapes fall below 0.8x and 1.0x, and the worst shapes with the kernel auto took.
+shapes fall below 0.8x and 1.0x, the median host time per call on each side (launch-bound rows
+move with it, so counts from runs on different hosts compare only beside it), and the worst
+shapes with the kernel auto took.
 
 Usage: scripts/random_summary.py [--worst N] RESULT.json [...]
 """
@@ -26,11 +28,17 @@ def summarise(path, worst):
     def geomean(values):
         return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
+    def median_host(side):
+        hosts = sorted(p[side]["host_us"] for p in shapes.values()
+                       if side in p and p[side].get("host_us") is not None)
+        return f"{hosts[len(hosts) // 2]:.1f}" if hosts else "-"
+
     big = [r for r, key, _ in ratios if 2.0 * key[0] * key[1] * key[2] >= 1e9]
     print(f"{path}: {len(ratios)} shapes, geometric mean {geomean([r for r, _, _ in ratios]):.2f}, "
           f"over the {len(big)} of >= 1 GFLOP {geomean(big):.2f}; "
           f"below 0.8x: {sum(r < 0.8 for r, _, _ in ratios)}, "
-          f"below 1.0x: {sum(r < 1.0 for r, _, _ in ratios)}")
+          f"below 1.0x: {sum(r < 1.0 for r, _, _ in ratios)}; median host us per call: "
+          f"tilegemm {median_host('tilegemm')}, cublas {median_host('cublas')}")
     for ratio, key, kernel in sorted(ratios)[:worst]:
         m, n, k, la, lb, lc = key
         pair = shapes[key]
