@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 namespace tilegemm::runtime {
@@ -39,14 +40,10 @@ int resident_blocks(const void* kernel, int threads, ResidentBlocks& cache) {
   if (slot != nullptr) {
     if (const int known = slot->load(std::memory_order_relaxed); known > 0) return known;
   }
-  int blocks = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0) != cudaSuccess) {
-    cudaGetLastError();
-    return 1;
-  }
-  blocks = std::max(blocks, 1);
-  if (slot != nullptr) slot->store(blocks, std::memory_order_relaxed);
-  return blocks;
+  const std::optional<int> blocks = runtime_blocks_per_sm(kernel, threads, 0);
+  if (!blocks || *blocks <= 0) return 1;  // not cached: the next launch asks again
+  if (slot != nullptr) slot->store(*blocks, std::memory_order_relaxed);
+  return *blocks;
 }
 
 namespace {

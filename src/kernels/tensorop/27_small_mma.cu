@@ -45,8 +45,7 @@ namespace {
 
 using mma_sync::Bf16Op;
 using mma_sync::F16Op;
-using mma_sync::ldsm_x4;
-using mma_sync::ldsm_x4_trans;
+using mma_sync::ldsm_x4_of;
 using mma_sync::opaque;
 
 constexpr int kThreads = 256;
@@ -243,22 +242,10 @@ __global__ void __launch_bounds__(kThreads, Tile<BN>::kMinBlocks)
       std::uint32_t af[kMf][4];
       std::uint32_t bf[T::kNf / 2][4];
 #pragma unroll
-      for (int f = 0; f < kMf; ++f) {
-        const std::uint32_t addr = a_base + 2 * (kAf * f + kAk * kk);
-        if constexpr (A_K) {
-          ldsm_x4(af[f], addr);
-        } else {
-          ldsm_x4_trans(af[f], addr);
-        }
-      }
+      for (int f = 0; f < kMf; ++f) ldsm_x4_of<A_K>(af[f], a_base + 2 * (kAf * f + kAk * kk));
 #pragma unroll
       for (int f = 0; f < T::kNf / 2; ++f) {
-        const std::uint32_t addr = b_base + 2 * (kBf * f + kBk * kk);
-        if constexpr (B_K) {
-          ldsm_x4(bf[f], addr);
-        } else {
-          ldsm_x4_trans(bf[f], addr);
-        }
+        ldsm_x4_of<B_K>(bf[f], b_base + 2 * (kBf * f + kBk * kk));
       }
 #pragma unroll
       for (int i = 0; i < kMf; ++i) {
@@ -333,12 +320,7 @@ __global__ void __launch_bounds__(kThreads, Tile<BN>::kMinBlocks)
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
 #pragma unroll
-      for (int q = 0; q < kQuads; ++q) {
-        sum[q].x += v[u][q].x;
-        sum[q].y += v[u][q].y;
-        sum[q].z += v[u][q].z;
-        sum[q].w += v[u][q].w;
-      }
+      for (int q = 0; q < kQuads; ++q) stream::add4(sum[q], v[u][q]);
     }
   }
 #pragma unroll

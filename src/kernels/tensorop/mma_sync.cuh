@@ -90,6 +90,16 @@ __device__ __forceinline__ void ldsm_x4_trans(std::uint32_t (&r)[4], std::uint32
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(addr));
 }
+// ldmatrix x4 from a stage held K-contiguous (ldsm_x4) or as k-lines of an M- or N-contiguous
+// operand (ldsm_x4_trans): the same fragment registers either way.
+template <bool K_CONTIG>
+__device__ __forceinline__ void ldsm_x4_of(std::uint32_t (&r)[4], std::uint32_t addr) {
+  if constexpr (K_CONTIG) {
+    ldsm_x4(r, addr);
+  } else {
+    ldsm_x4_trans(r, addr);
+  }
+}
 // Hides a pointer's value from the optimizer (no instruction): the loads that follow add their
 // offsets to the pointer as it is. Without it the compiler folded a base offset into every load's
 // address (rung 25: a 64-bit multiply-add and two constant loads per element) or formed every
