@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        table-random, write-rate, short-off, ab (this build against $BIN/tilegemm_old), and
+#        table-random, write-rate, short-off, split-sum, ab (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -1142,6 +1142,27 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         run_step "smallm_cublas_launches_$s" ncu --csv --metrics \
           gpu__time_duration.sum,launch__grid_size,launch__block_size,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
           "$TG" bench --kernels wgmma_128x64x64_s8_ts --dtype bf16 --shape "$s" --rounds 1 --reps 1 --warmup 0
+      done
+      ;;
+    split-sum)
+      # Split K summed in the kernel (wgmma): each split instance's plan (tilegemm analyze) and
+      # its time beside cuBLAS on few tiles over a long K, bf16 row,col,row, from a few splits to
+      # past the in-kernel bound (perf-notes.md, "Split K summed in the kernel"); as the ab step
+      # with AB_KERNELS and AB_CONFIGS set to these, against an earlier build.
+      for probe in "wgmma_64x64x64_s13:64x64x2048 64x64x4096 64x64x7680" \
+                   "wgmma_64x128x64_s9:64x128x1024 64x128x2048 64x128x3840" \
+                   "wgmma_128x128x64_s6_ts:256x256x1024 128x128x2048 128x128x3840" \
+                   "wgmma_128x256x64_s4_ts:128x256x1024 256x512x1024 128x256x1792"; do
+        kn=${probe%%:*}
+        shapes=()
+        for s in ${probe#*:}; do
+          shapes+=(--shape "$s")
+          "$TG" analyze --kernel "$kn" --dtype bf16 --layout-a row --layout-b col --layout-c row \
+            --shape "$s" | grep "Plan on" | tee -a "$summary"
+        done
+        run_step "split_sum_$kn" bench --rounds 3 --reps 20 --warmup 5 --kernels "$kn" \
+          --dtype bf16 --layout-a row --layout-b col --layout-c row "${shapes[@]}" --format json \
+          --output "${TAG}_split-sum-$kn.json"
       done
       ;;
     ab)

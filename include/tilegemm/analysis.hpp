@@ -172,6 +172,7 @@ struct AnalyzeRequest {
   std::string kernel_regs_source;
   std::optional<int> runtime_blocks_per_sm;  // cudaOccupancyMaxActiveBlocksPerMultiprocessor
   std::string runtime_device;                // the GPU those two came from
+  std::string runtime_plan;  // KernelInfo::plan on that GPU: how launch() would run the problem
   std::string device_key = "h200";
 };
 

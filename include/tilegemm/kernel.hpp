@@ -75,6 +75,9 @@ struct KernelInfo {
   // The __global__ function that launch() would run for this problem (its layout and dtype
   // instance), for cudaFuncGetAttributes (registers, occupancy). Null when none applies.
   std::function<const void*(const Problem&)> device_function;
+  // How launch() would run this problem on the current GPU, in words (its grid, and where K is
+  // split, the splits and what adds them). Null where the family does not say.
+  std::function<std::string(const Problem&)> plan;
 };
 
 }  // namespace tilegemm

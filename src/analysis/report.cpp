@@ -364,6 +364,10 @@ std::vector<bench::Section> analysis_sections(const AnalysisReport& r) {
         std::to_string(*r.request.runtime_blocks_per_sm) + " blocks/SM for " +
         (r.request.kernel != nullptr ? r.request.kernel->name : std::string("the kernel")) + ".");
   }
+  if (!r.request.runtime_plan.empty()) {
+    occ.notes_after.push_back("Plan on " + r.request.runtime_device + ": " +
+                              r.request.runtime_plan + ".");
+  }
   occ.notes_after.push_back(
       "Shared memory per block counts the runtime's " +
       std::to_string(dev.smem_reserved_per_block_bytes) +
@@ -467,6 +471,7 @@ json to_json(const AnalysisReport& r) {
     out["runtime_blocks_per_sm"] = *r.request.runtime_blocks_per_sm;
     out["runtime_device"] = r.request.runtime_device;
   }
+  if (!r.request.runtime_plan.empty()) out["runtime_plan"] = r.request.runtime_plan;
   return out;
 }
 

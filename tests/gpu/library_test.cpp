@@ -694,9 +694,10 @@ TEST(Library, TensorMapCacheFollowsEveryOperandChange) {
 // The wave tail of the wgmma kernels: with one tile more than the SMs hold (128-row tiles; two
 // more with 64-row ones; a kernel that swaps A and B sees 67..266 tiles along N) and a K deep
 // enough that splitting pays by split_plan's estimate for every tile, the last wave's tiles are
-// split over the SMs and added by a second kernel: one kernel more than for the same tiles with
-// a K too short to split (under 4 k-tiles a unit), a right result with beta = 0 and with
-// beta != 0 (the second kernel reads C), and bit-identical reruns.
+// split over the SMs (the instance's plan says so) and added in the kernel or by a second
+// kernel, as the plan says: the same kernels as for the same tiles with a K too short to split
+// (under 4 k-tiles a unit), or one more; a right result with beta = 0 and with beta != 0 (the
+// sum reads C), and bit-identical reruns.
 TEST(Library, WgmmaWaveTailIsSplitRightAndBitIdentical) {
   TILEGEMM_REQUIRE_GPU();
   const std::int64_t sms = current_sm_count();
@@ -719,9 +720,14 @@ TEST(Library, WgmmaWaveTailIsSplitRightAndBitIdentical) {
       SCOPED_TRACE(k.name + " " + tail.to_string());
       Testbed tb(tail);
       ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+      ASSERT_TRUE(k.plan);
+      const std::string plan = k.plan(tb.problem());
+      ASSERT_NE(plan.find(" split "), std::string::npos) << "the wave tail is not split: " << plan;
+      const bool second = plan.find("summed by a second kernel") != std::string::npos;
+      ASSERT_TRUE(second || plan.find("summed in the kernel") != std::string::npos) << plan;
       EXPECT_EQ(kernels_enqueued(tb.problem(), k.name, stream),
-                kernels_enqueued(base.problem(), k.name, stream) + 1)
-          << "the wave tail is not split";
+                kernels_enqueued(base.problem(), k.name, stream) + (second ? 1 : 0))
+          << plan;
       const CheckResult first = tb.run_and_check(
           [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
       ASSERT_TRUE(first.passed) << first.detail;
@@ -742,6 +748,71 @@ TEST(Library, WgmmaWaveTailIsSplitRightAndBitIdentical) {
   }
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
   EXPECT_GT(checked, 0) << "no wgmma kernel ran";
+}
+
+// Split K summed in the kernel (wgmma): where an instance's plan adds a few tiles' splits in the
+// kernel (the last split of each tile's consumer to arrive adds them all in split order), one
+// call is as many kernels as an unsplit call of the same tiles (K of 128), right in every type
+// through each epilogue: a TMA store (beta = 0, C row-major at a 16-byte pitch), staged stores
+// (an odd ldc), the register epilogue with beta != 0 (the sum reads C), a column-major C; and
+// bit-identical when run again on a poisoned C (a counter left behind would leave C poisoned).
+TEST(Library, WgmmaSplitSummedInTheKernelIsOneLaunchRightAndBitIdentical) {
+  TILEGEMM_REQUIRE_GPU();
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  int checked = 0;
+  int instances = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    if (k.name.rfind("wgmma", 0) != 0 || !k.desc.split_k || !runs_on_current_device(k)) continue;
+    ASSERT_TRUE(k.plan) << k.name;
+    bool in_kernel = false;
+    for (GemmTypes types : k.desc.types) {
+      // 200 x 300: 4 to 20 tiles; K of 768 and 1536: 3 to 24 splits of 4 k-tiles or more.
+      for (std::int64_t depth : {768, 1536}) {
+        struct Epilogue {
+          Layout lc;
+          std::int64_t pad_c;
+          float beta;
+        };
+        for (const Epilogue& e : {Epilogue{Layout::kRowMajor, 0, 0.0f},
+                                  Epilogue{Layout::kRowMajor, 1, 0.0f},
+                                  Epilogue{Layout::kRowMajor, 0, 0.5f},
+                                  Epilogue{Layout::kColMajor, 3, -1.0f}}) {
+          CaseSpec spec = spec_of(200, 300, depth, 1.5f, e.beta, types);
+          spec.lc = e.lc;
+          spec.pad_c = e.pad_c;
+          CaseSpec unsplit = spec;
+          unsplit.k = 128;
+          Testbed tb(spec);
+          ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+          if (!k.can_implement(tb.problem())) continue;
+          const std::string plan = k.plan(tb.problem());
+          if (plan.find("summed in the kernel") == std::string::npos) continue;
+          SCOPED_TRACE(k.name + " " + spec.to_string() + ": " + plan);
+          in_kernel = true;
+          Testbed base(unsplit);
+          ASSERT_TRUE(base.init_status().ok()) << base.init_status().message();
+          EXPECT_EQ(kernels_enqueued(tb.problem(), k.name, stream),
+                    kernels_enqueued(base.problem(), k.name, stream));
+          const CheckResult first = tb.run_and_check(
+              [&](const Problem& p, cudaStream_t st) { return gemm(p, k.name, st); }, 0);
+          ASSERT_TRUE(first.passed) << first.detail;
+          if (e.beta == 0.0f) {
+            const auto bytes = download_c(tb);
+            ASSERT_TRUE(tb.reset_c(0).ok());  // poisoned again: the rerun must write it all
+            ASSERT_TRUE(gemm(tb.problem(), k.name, 0).ok());
+            ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+            EXPECT_EQ(download_c(tb), bytes);
+          }
+          ++checked;
+        }
+      }
+    }
+    instances += in_kernel ? 1 : 0;
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  EXPECT_GT(instances, 0) << "no wgmma instance summed a split in the kernel on these shapes";
+  EXPECT_GT(checked, 0);
 }
 
 // The wgmma epilogue's staged stores (beta = 0, C no tensor map stores exactly): with an odd

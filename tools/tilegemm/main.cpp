@@ -585,6 +585,7 @@ int run_analyze(const CaseFlags& cf, const DtypeFlags& df, const AnalyzeFlags& a
       request.runtime_blocks_per_sm = tilegemm::runtime_blocks_per_sm(
           function, request.kernel->tile.threads, dynamic_smem);
       request.runtime_device = gpu;
+      if (request.kernel->plan) request.runtime_plan = request.kernel->plan(problem);
       report = ta::analyze(request);
     }
   }

@@ -251,6 +251,10 @@ KernelInfo describe_3xtf32(const std::string& tiles) {
     const Problem q = views::row_major_c(p);
     return hopper::device_function<Cfg>(on_split(q, split_plan3<Cfg>(q)));
   };
+  k.plan = [](const Problem& p) {
+    const Problem q = views::row_major_c(p);
+    return hopper::plan_text<Cfg>(on_split(q, split_plan3<Cfg>(q)));
+  };
   return k;
 }
 

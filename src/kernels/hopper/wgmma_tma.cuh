@@ -216,17 +216,23 @@ struct Params {
                      // a K-major operand of one tile's height or width is loaded short (below)
   // Split-K: the first whole_tiles tiles (rasterised order) are computed whole; each tile after
   // them is split into k_splits work units of k_tiles_split k-tiles, which write fp32 partial
-  // tiles that a second kernel adds in split order, then applies alpha and beta
-  // (deterministic). Too few tiles for the SMs: no whole tiles, every tile split. A last wave of
-  // a few tiles (the wave tail): the tiles before it whole, the tail split so that its units
-  // fill the SMs. k_splits 1: off. The partial tiles lie where they lie in C, in one plane per
-  // split of C's rows partial_m0 .. m - 1 (those of the split tiles) at pitch partial_ld.
+  // tiles that are then added in split order (deterministic) before alpha and beta apply. Too
+  // few tiles for the SMs: no whole tiles, every tile split. A last wave of a few tiles (the
+  // wave tail): the tiles before it whole, the tail split so that its units fill the SMs.
+  // k_splits 1: off. The partial tiles lie where they lie in C, in one plane per split of C's
+  // rows partial_m0 .. m - 1 (those of the split tiles) at pitch partial_ld.
   int whole_tiles;
   int k_splits, k_tiles_split;
   float* partial;
   int partial_m0;
   std::int64_t partial_ld;
-  int c_t_reduce;  // the second kernel writes C transposed (the C_T problems)
+  // Who adds the partial tiles. counters set (the in-kernel sum): an arrival counter per split
+  // tile and consumer, zero at launch; the consumer of the last split to arrive adds every
+  // split's rows of its 64 in split order and stores them through the epilogue, and leaves the
+  // counter at zero. Null: a second kernel adds them (split_k_reduce_kernel), writing C
+  // transposed where c_t_reduce is set (the C_T problems).
+  unsigned* counters;
+  int c_t_reduce;
   // The realigning producer (Config::kRealign) reads A and B through these instead of the maps.
   const void* a;
   const void* b;
@@ -299,6 +305,26 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, std::uint32
 // bulk_commit, bulk_wait_read_all, bulk_wait_all and fence_proxy_async_smem: async_copy.cuh.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+// The in-kernel sum of a split tile: called by the 128 threads of consumer cw after each wrote
+// its part of the split's partial tile; true in the consumer whose split is the last of `splits`
+// to arrive, which then reads every split's partial tile (from the L2: __ldcg) and leaves the
+// counter at zero for the next launch. One thread fences, after the barrier that orders the
+// consumer's writes before it, and arrives.
+__device__ __forceinline__ bool last_split_arrival(unsigned* counter, int splits, unsigned* last,
+                                                   int cw, int tid) {
+  named_barrier_sync(1 + cw, 128);
+  if (tid == 0) {
+    __threadfence();  // the consumer's partial sums are visible GPU-wide before its arrival
+    const bool is_last = atomicAdd(counter, 1u) == static_cast<unsigned>(splits - 1);
+    if (is_last) {
+      *counter = 0u;    // every split has arrived: none reads it again in this launch
+      __threadfence();  // the other splits' partial sums are read after their arrivals
+    }
+    *last = is_last ? 1u : 0u;
+  }
+  named_barrier_sync(1 + cw, 128);
+  return *last != 0u;
 }
 __device__ __forceinline__ void st_shared_b32(std::uint32_t addr, std::uint32_t v) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
@@ -778,6 +804,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   __shared__ __align__(8) std::uint64_t full_bar[STAGES];   // stage s loaded (TMA bytes landed)
   __shared__ __align__(8) std::uint64_t empty_bar[STAGES];  // stage s read by every consumer
+  __shared__ unsigned split_last[2];  // a consumer's split was the last to arrive (in-kernel sum)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const std::uint32_t ring = (smem_addr(smem_raw) + 1023u) & ~1023u;
   const std::uint32_t full0 = smem_addr(&full_bar[0]);
@@ -1366,27 +1393,87 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // This split's fp32 partial tile, as the accumulators hold it (columns in pairs), at its
       // place in its split's plane.
       const int split = (unit - p.whole_tiles) / split_tiles;
-      float* const w = p.partial +
-                       (static_cast<std::int64_t>(split) * (p.m - p.partial_m0) + m0 -
-                        p.partial_m0) *
-                           p.partial_ld +
-                       n0;
+      if (p.counters == nullptr) {
+        // For the second kernel: this split's fp32 partial tile, as the accumulators hold it
+        // (columns in pairs), at its place in its split's plane.
+        float* const w = p.partial +
+                         (static_cast<std::int64_t>(split) * (p.m - p.partial_m0) + m0 -
+                          p.partial_m0) *
+                             p.partial_ld +
+                         n0;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = 64 * cw + 16 * warp + lane / 4 + 8 * h;
-        if (m0 + row < p.m) {
-          float* const w_row = w + row * p.partial_ld;
+        for (int h = 0; h < 2; ++h) {
+          const int row = 64 * cw + 16 * warp + lane / 4 + 8 * h;
+          if (m0 + row < p.m) {
+            float* const w_row = w + row * p.partial_ld;
 #pragma unroll
-          for (int j = 0; j < BN / 8; ++j) {
-            const int col = 8 * j + 2 * (lane % 4);
-            if (n0 + col < p.n) {
-              *reinterpret_cast<float2*>(w_row + col) =
-                  make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+            for (int j = 0; j < BN / 8; ++j) {
+              const int col = 8 * j + 2 * (lane % 4);
+              if (n0 + col < p.n) {
+                *reinterpret_cast<float2*>(w_row + col) =
+                    make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+              }
+            }
+          }
+        }
+        continue;
+      }
+      // The sum in the kernel. Each consumer's part of a split tile is stored as its threads
+      // hold it: piece c (accumulators 4 c .. 4 c + 3) of thread t at float4 c * 128 + t of the
+      // part, parts ordered (split, split tile, consumer). Writes and reads are whole 512-byte
+      // lines a warp, with no bounds to test (rows and columns past C are never stored).
+      const int split_tile = tile_of(unit) - p.whole_tiles;
+      constexpr int kPieces = BN / 8;
+      const std::int64_t split_step = static_cast<std::int64_t>(split_tiles) * Cfg::kConsumers *
+                                      kPieces * 128;
+      float4* const part0 = reinterpret_cast<float4*>(p.partial) +
+                            (static_cast<std::int64_t>(split_tile) * Cfg::kConsumers + cw) *
+                                kPieces * 128 +
+                            tid;
+      {
+        float4* const mine = part0 + split * split_step;
+#pragma unroll
+        for (int c = 0; c < kPieces; ++c) {
+          mine[c * 128] = make_float4(d[4 * c], d[4 * c + 1], d[4 * c + 2], d[4 * c + 3]);
+        }
+      }
+      if (!last_split_arrival(p.counters + split_tile * Cfg::kConsumers + cw, p.k_splits,
+                              &split_last[cw], cw, tid)) {
+        continue;
+      }
+      // The last split of this consumer's rows to arrive: every split's part (its own too, as
+      // written: the same sum whichever split arrives last) added in split order from the L2,
+      // then stored by the epilogue below as a whole tile's accumulators. All loads of a batch
+      // are issued before its adds: kAtOnce splits of kBatch pieces (a 64-column consumer holds
+      // two splits' 64 floats besides its own 32; a 256-column one half a split).
+      constexpr int kAtOnce = BN <= 64 ? 2 : 1;
+      constexpr int kBatch = BN >= 256 ? kPieces / 2 : kPieces;
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) d[i] = 0.0f;
+      for (int s0 = 0; s0 < p.k_splits; s0 += kAtOnce) {
+#pragma unroll
+        for (int c0 = 0; c0 < kPieces; c0 += kBatch) {
+          float4 v[kAtOnce][kBatch];
+#pragma unroll
+          for (int a = 0; a < kAtOnce; ++a) {
+            const float4* const src = part0 + (s0 + a) * split_step + c0 * 128;
+#pragma unroll
+            for (int c = 0; c < kBatch; ++c) {
+              v[a][c] = s0 + a < p.k_splits ? __ldcg(src + c * 128) : make_float4(0.f, 0.f, 0.f, 0.f);
+            }
+          }
+#pragma unroll
+          for (int a = 0; a < kAtOnce; ++a) {
+#pragma unroll
+            for (int c = 0; c < kBatch; ++c) {
+              d[4 * (c0 + c)] += v[a][c].x;
+              d[4 * (c0 + c) + 1] += v[a][c].y;
+              d[4 * (c0 + c) + 2] += v[a][c].z;
+              d[4 * (c0 + c) + 3] += v[a][c].w;
             }
           }
         }
       }
-      continue;
     }
 
     // ---- Epilogue: thread (warp, lane) holds, for each n8 chunk j, rows 16 warp + lane / 4
@@ -1764,11 +1851,28 @@ constexpr double kSplit3SecondLaunchNs = 5000.0;
 // operands at about this rate per CTA (measured on 3383 x 42 x 6316, docs/perf-notes.md, rung
 // 23), so a tile takes at least its bytes at that rate; its split costs the in-kernel split's.
 constexpr double kResidueTileBytesPerNs = 40.0;
+// The partial tiles' sum: in the kernel by the last split to arrive (Params::counters) or by a
+// second kernel over the whole GPU. In the kernel the last split's consumers read the splits'
+// parts one batch after another, each batch an L2 round trip (a batch: two splits of a
+// 64-column consumer, one of a 128-column one, half of a 256-column one), which the GPU's time
+// pays serially; the second kernel costs a launch, which a host-bound call pays. Measured
+// (docs/perf-notes.md, "Split K summed in the kernel"): one-consumer (64-row) tiles ran faster
+// with the sum in the kernel up to 8 batches (16 splits of 64 columns, 8 of 128), two-consumer
+// (128-row) tiles slower at 4 and 8. So: one-consumer tiles up to kSumMaxBatches.
+constexpr int kSumMaxBatches = 8;
 struct SplitPlan {
   int splits;
   int k_tiles_split;
-  int whole_tiles;  // tiles computed whole before the split ones (all of them: no split)
+  int whole_tiles;         // tiles computed whole before the split ones (all of them: no split)
+  bool in_kernel = false;  // the splits are added in the kernel (else by a second kernel)
 };
+template <class Cfg>
+bool sum_in_kernel(std::int64_t splits) {
+  const std::int64_t batches = Cfg::BN <= 64 ? (splits + 1) / 2
+                               : Cfg::BN >= 256 ? 2 * splits
+                                                : splits;
+  return Cfg::kConsumers == 1 && batches <= kSumMaxBatches;
+}
 template <class Cfg>
 SplitPlan split_plan(const Problem& q) {
   const auto k_tiles = static_cast<int>(ceil_div(q.k, Cfg::BK));
@@ -1780,8 +1884,10 @@ SplitPlan split_plan(const Problem& q) {
     const std::int64_t sms = runtime::sm_count();
     auto split = [&](std::int64_t split_tiles, std::int64_t s) {
       const std::int64_t per = ceil_div(k_tiles, s);
-      return SplitPlan{static_cast<int>(ceil_div(k_tiles, per)), static_cast<int>(per),
-                       static_cast<int>(tiles - split_tiles)};
+      const std::int64_t splits = ceil_div(k_tiles, per);
+      return SplitPlan{static_cast<int>(splits), static_cast<int>(per),
+                       static_cast<int>(tiles - split_tiles),
+                       sum_in_kernel<Cfg>(splits)};
     };
     if (3 * tiles <= sms) {
       const std::int64_t s = std::min<std::int64_t>({sms / tiles, k_tiles / 4, 32});
@@ -1822,14 +1928,22 @@ SplitPlan split_plan(const Problem& q) {
 }
 // The partial tiles a split-K launch of `problem` needs (0: it runs without); split_k_bytes_of:
 // of a problem as the kernel sees it (a plan's q).
+// With the sum in the kernel the parts are whole tiles (the larger of the two layouts, so
+// that the launcher may fall back to the second kernel).
 template <class Cfg>
 std::size_t split_k_bytes_of(const Problem& q) {
   const SplitPlan sp = split_plan<Cfg>(q);
-  return sp.splits > 1 ? sizeof(float) * static_cast<std::size_t>(sp.splits) *
-                             static_cast<std::size_t>(q.m -
-                                                      partial_first_row<Cfg>(q, sp.whole_tiles)) *
-                             static_cast<std::size_t>(partial_pitch(q.n))
-                       : 0;
+  if (sp.splits <= 1) return 0;
+  const std::size_t planes =
+      sizeof(float) * static_cast<std::size_t>(sp.splits) *
+      static_cast<std::size_t>(q.m - partial_first_row<Cfg>(q, sp.whole_tiles)) *
+      static_cast<std::size_t>(partial_pitch(q.n));
+  const std::size_t split_tiles = static_cast<std::size_t>(
+      ceil_div(q.m, Cfg::BM) * ceil_div(q.n, Cfg::BN) - sp.whole_tiles);
+  const std::size_t parts = sp.in_kernel ? sizeof(float) * static_cast<std::size_t>(sp.splits) *
+                                               split_tiles * Cfg::BM * Cfg::BN
+                                         : 0;
+  return std::max(planes, parts);
 }
 template <class Cfg>
 std::size_t split_k_bytes(const Problem& problem) {
@@ -1937,7 +2051,19 @@ cudaError_t launch_planned(const Plan& pl, cudaStream_t stream, float* partial,
     prm.partial_m0 = partial_first_row<Cfg>(q, sp.whole_tiles);
     prm.partial_ld = partial_pitch(q.n);
     prm.c_t_reduce = pl.c_t ? 1 : 0;
+    const std::int64_t split_tiles =
+        static_cast<std::int64_t>(prm.tiles_m) * prm.tiles_n - sp.whole_tiles;
+    // (A caller's workspace off 16 bytes falls back to the second kernel: the parts are float4.)
+    if (sp.in_kernel && reinterpret_cast<std::uintptr_t>(partial) % 16 == 0) {
+      if (cudaError_t err = runtime::stream_counters(
+              static_cast<std::size_t>(split_tiles * Cfg::kConsumers), stream, &prm.counters);
+          err != cudaSuccess) {
+        return err;
+      }
+    }
   }
+  // Tiles the kernel's epilogue stores: the whole ones, and with the in-kernel sum the split ones.
+  const bool epilogue_stores = sp.whole_tiles > 0 || prm.counters != nullptr;
   prm.raster_group = raster_group<Cfg>(static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)));
   const std::size_t c_bytes = dtype_bytes(q.c.dtype);
   prm.c_vec2 = views::aligned(q.c, 2 * c_bytes);  // base and ldc allow element pairs
@@ -1945,7 +2071,7 @@ cudaError_t launch_planned(const Plan& pl, cudaStream_t stream, float* partial,
   // map, and N * element size a multiple of 16 bytes, since a store clips columns past N only
   // to 16-byte granules and C may be a view inside a wider matrix.
   CUtensorMap mc{};
-  prm.c_tma = Cfg::kTmaStore && sp.whole_tiles > 0 && !pl.c_t && q.beta == 0.0f &&
+  prm.c_tma = Cfg::kTmaStore && epilogue_stores && !pl.c_t && q.beta == 0.0f &&
               (q.n * static_cast<std::int64_t>(c_bytes)) % 16 == 0 &&
               tensor_map_describable(q.c.dtype, q.c.data, q.m, q.n, q.c.ld);
   // Staged stores wherever a TMA store is not exact (beta = 0): a warp writes whole lines of
@@ -1953,7 +2079,7 @@ cudaError_t launch_planned(const Plan& pl, cudaStream_t stream, float* partial,
   // 8 rows of 2 elements per instruction (docs/perf-notes.md, "One copy launch, staged stores
   // in pieces").
   prm.c_stage = 0;
-  if (Cfg::kTmaStore && sp.whole_tiles > 0 && !pl.c_t && q.beta == 0.0f && prm.c_tma == 0) {
+  if (Cfg::kTmaStore && epilogue_stores && !pl.c_t && q.beta == 0.0f && prm.c_tma == 0) {
     prm.c_stage = static_cast<int>(c_bytes);
     for (int v = 16; v > prm.c_stage; v /= 2) {
       if (views::aligned(q.c, static_cast<std::size_t>(v))) {
@@ -2012,7 +2138,7 @@ cudaError_t launch_planned(const Plan& pl, cudaStream_t stream, float* partial,
   }
   cfg.gridDim = dim3(static_cast<unsigned>(Cfg::kCluster * std::min(cluster_tiles, resident)));
   if (cudaError_t err = cudaLaunchKernelExC(&cfg, k.fn, args); err != cudaSuccess) return err;
-  if (sp.splits > 1) {
+  if (sp.splits > 1 && prm.counters == nullptr) {
     const std::int64_t split_elems =
         static_cast<std::int64_t>(prm.tiles_m * prm.tiles_n - sp.whole_tiles) * Cfg::BM * Cfg::BN;
     const auto blocks = static_cast<unsigned>(
@@ -2044,6 +2170,22 @@ const void* device_function(const Problem& p) {
   return plan<Cfg>(p).k.fn;
 }
 
+// KernelInfo::plan: the tiles, and for a split K the splits of the split tiles and their sum.
+template <class Cfg>
+std::string plan_text(const Problem& problem) {
+  const Problem& q = plan<Cfg>(problem).q;
+  const std::int64_t tiles = ceil_div(q.m, Cfg::BM) * ceil_div(q.n, Cfg::BN);
+  const SplitPlan sp = split_plan<Cfg>(q);
+  std::string text = std::to_string(tiles) + " tiles of " + std::to_string(Cfg::BM) + "x" +
+                     std::to_string(Cfg::BN) + " over " +
+                     std::to_string(ceil_div(q.k, Cfg::BK)) + " k-tiles";
+  if (sp.splits <= 1) return text + ", K whole";
+  const std::int64_t split_tiles = tiles - sp.whole_tiles;
+  return text + ", " + std::to_string(split_tiles) + " split " + std::to_string(sp.splits) +
+         " ways (" + std::to_string(sp.k_tiles_split) + " k-tiles a split), summed " +
+         (sp.in_kernel ? "in the kernel" : "by a second kernel");
+}
+
 // The registry entry of one instance: its typed description, can_implement, launch.
 template <class Cfg>
 KernelInfo describe(const char* family, int rung, const std::string& summary) {
@@ -2071,6 +2213,7 @@ KernelInfo describe(const char* family, int rung, const std::string& summary) {
   k.can_implement = can_implement<Cfg>;
   k.launch = launch<Cfg>;
   k.device_function = device_function<Cfg>;
+  k.plan = plan_text<Cfg>;
   return k;
 }
 
