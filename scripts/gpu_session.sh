@@ -1160,7 +1160,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           "$TG" analyze --kernel "$kn" --dtype bf16 --layout-a row --layout-b col --layout-c row \
             --shape "$s" | grep "Plan on" | tee -a "$summary"
         done
-        run_step "split_sum_$kn" bench --rounds 3 --reps 20 --warmup 5 --kernels "$kn" \
+        run_step "split_sum_$kn" bench --kernels "$kn" \
           --dtype bf16 --layout-a row --layout-b col --layout-c row "${shapes[@]}" --format json \
           --output "${TAG}_split-sum-$kn.json"
       done
