@@ -1390,8 +1390,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
     if (m0 >= p.m) continue;  // a cluster's tile-row past M: nothing to store
     if (unit >= p.whole_tiles) {
-      // This split's fp32 partial tile, as the accumulators hold it (columns in pairs), at its
-      // place in its split's plane.
       const int split = (unit - p.whole_tiles) / split_tiles;
       if (p.counters == nullptr) {
         // For the second kernel: this split's fp32 partial tile, as the accumulators hold it
@@ -1459,7 +1457,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             const float4* const src = part0 + (s0 + a) * split_step + c0 * 128;
 #pragma unroll
             for (int c = 0; c < kBatch; ++c) {
-              v[a][c] = s0 + a < p.k_splits ? __ldcg(src + c * 128) : make_float4(0.f, 0.f, 0.f, 0.f);
+              v[a][c] = s0 + a < p.k_splits ? __ldcg(src + c * 128)
+                                            : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             }
           }
 #pragma unroll
@@ -1813,8 +1812,9 @@ int raster_group(int tiles_mc) {
 
 // Split-K, in two cases (docs/perf-notes.md, "Wave tails on the tensor cores"):
 // - the tiles fill at most a third of the SMs and K is long: each tile's K is split into enough
-//   work units to fill them (3 to 32), each at least 4 k-tiles. Two splits did not pay for the
-//   second launch there (docs/perf-notes.md, rung 18);
+//   work units to fill them (3 to 32), each at least 4 k-tiles, on one-consumer tiles no more
+//   than they sum in the kernel (sum_in_kernel). Two splits did not pay for the second launch
+//   there (docs/perf-notes.md, rung 18);
 // - otherwise, a last wave of r tiles after W whole waves (W may be 0) leaves SMs idle: the W
 //   waves run whole and the r tail tiles are split into S units each (2..32, at least 4 k-tiles
 //   per unit), S the count that makes the estimated time least: W + ceil(r S / SMs) / S tile
@@ -1858,7 +1858,9 @@ constexpr double kResidueTileBytesPerNs = 40.0;
 // pays serially; the second kernel costs a launch, which a host-bound call pays. Measured
 // (docs/perf-notes.md, "Split K summed in the kernel"): one-consumer (64-row) tiles ran faster
 // with the sum in the kernel up to 8 batches (16 splits of 64 columns, 8 of 128), two-consumer
-// (128-row) tiles slower at 4 and 8. So: one-consumer tiles up to kSumMaxBatches.
+// (128-row) tiles slower at 4 and 8, and rung 22's in-kernel split (Config::kSplit3), whose
+// calls are GPU-bound, slower at 8 and 9 (104 x 795 x 2044 on its 64x128 tile, 14-18%). So:
+// one-consumer tiles up to kSumMaxBatches, half that for rung 22's.
 constexpr int kSumMaxBatches = 8;
 struct SplitPlan {
   int splits;
@@ -1871,7 +1873,8 @@ bool sum_in_kernel(std::int64_t splits) {
   const std::int64_t batches = Cfg::BN <= 64 ? (splits + 1) / 2
                                : Cfg::BN >= 256 ? 2 * splits
                                                 : splits;
-  return Cfg::kConsumers == 1 && batches <= kSumMaxBatches;
+  const int max_batches = Cfg::kSplit3 ? kSumMaxBatches / 2 : kSumMaxBatches;
+  return Cfg::kConsumers == 1 && batches <= max_batches;
 }
 template <class Cfg>
 SplitPlan split_plan(const Problem& q) {
@@ -1890,7 +1893,13 @@ SplitPlan split_plan(const Problem& q) {
                        sum_in_kernel<Cfg>(splits)};
     };
     if (3 * tiles <= sms) {
-      const std::int64_t s = std::min<std::int64_t>({sms / tiles, k_tiles / 4, 32});
+      std::int64_t s = std::min<std::int64_t>({sms / tiles, k_tiles / 4, 32});
+      // A one-consumer 16-bit or tf32 tile takes at most the splits it sums itself (from 3): one
+      // launch instead of two, for longer units (docs/perf-notes.md, "Split K summed in the
+      // kernel"). Not rung 22's in-kernel split, whose k-tiles are long and calls GPU-bound.
+      if constexpr (Cfg::kConsumers == 1 && !Cfg::kSplit3) {
+        while (s > 3 && !sum_in_kernel<Cfg>(s)) --s;
+      }
       return s < 3 ? none : split(tiles, s);
     }
     const std::int64_t waves = tiles / sms;
@@ -2062,7 +2071,7 @@ cudaError_t launch_planned(const Plan& pl, cudaStream_t stream, float* partial,
       }
     }
   }
-  // Tiles the kernel's epilogue stores: the whole ones, and with the in-kernel sum the split ones.
+  // The kernel's epilogue stores the whole tiles, and with the in-kernel sum the split ones.
   const bool epilogue_stores = sp.whole_tiles > 0 || prm.counters != nullptr;
   prm.raster_group = raster_group<Cfg>(static_cast<int>(ceil_div(prm.tiles_m, Cfg::kCluster)));
   const std::size_t c_bytes = dtype_bytes(q.c.dtype);
@@ -2173,7 +2182,8 @@ const void* device_function(const Problem& p) {
 // KernelInfo::plan: the tiles, and for a split K the splits of the split tiles and their sum.
 template <class Cfg>
 std::string plan_text(const Problem& problem) {
-  const Problem& q = plan<Cfg>(problem).q;
+  const Plan pl = plan<Cfg>(problem);
+  const Problem& q = pl.q;
   const std::int64_t tiles = ceil_div(q.m, Cfg::BM) * ceil_div(q.n, Cfg::BN);
   const SplitPlan sp = split_plan<Cfg>(q);
   std::string text = std::to_string(tiles) + " tiles of " + std::to_string(Cfg::BM) + "x" +
