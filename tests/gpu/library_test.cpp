@@ -815,6 +815,37 @@ TEST(Library, WgmmaSplitSummedInTheKernelIsOneLaunchRightAndBitIdentical) {
   EXPECT_GT(checked, 0);
 }
 
+// A one-consumer (64-row) wgmma tile caps a few tiles' split at the count it sums itself, so
+// that however long K is the call is one launch; rung 22's in-kernel split ("cs" variants), whose
+// calls are GPU-bound, keeps its count and a second kernel.
+TEST(Library, WgmmaFewTileSplitOnOneConsumerIsSummedInTheKernel) {
+  TILEGEMM_REQUIRE_GPU();
+  int checked = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    if (k.name.rfind("wgmma", 0) != 0 || !k.desc.split_k || k.tile.bm != 64 ||
+        !runs_on_current_device(k)) {
+      continue;
+    }
+    ASSERT_TRUE(k.plan) << k.name;
+    const bool split3 = k.desc.variant.rfind("cs", 0) == 0;
+    for (GemmTypes types : k.desc.types) {
+      for (std::int64_t depth : {16384, 65536}) {
+        const CaseSpec spec = spec_of(64, 64, depth, 1.0f, 0.0f, types);
+        Testbed tb(spec);
+        ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+        if (!k.can_implement(tb.problem())) continue;
+        const std::string plan = k.plan(tb.problem());
+        SCOPED_TRACE(k.name + " " + spec.to_string() + ": " + plan);
+        EXPECT_NE(plan.find(" split "), std::string::npos);
+        EXPECT_NE(plan.find(split3 ? "summed by a second kernel" : "summed in the kernel"),
+                  std::string::npos);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0) << "no 64-row wgmma instance ran";
+}
+
 // The wgmma epilogue's staged stores (beta = 0, C no tensor map stores exactly): with an odd
 // ldc every other line of a 16-bit C starts 2 bytes off a word and is stored in word pairs
 // across the chunks of a tile row (its first and last elements alone), which must cover every
