@@ -1195,6 +1195,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           done
         done
       done
+      # Per shape the medians of each build and new over old, also over cuBLAS in the same run.
+      python3 scripts/ab_summary.py --worst 3 "$R"/"${TAG}"_ab_*.json | tee -a "$summary"
       ;;
     ncu-tensor)
       # The tensor-core rungs and cuBLAS's kernel at 4096^3 bf16 under ncu: speed of light,
