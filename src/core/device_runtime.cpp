@@ -29,14 +29,13 @@ cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
   return err;
 }
 
-int resident_blocks(const void* kernel, int threads, ResidentBlocks& cache) {
+int resident_blocks(const void* kernel, int threads, PerDeviceCount& cache) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();
     return 1;
   }
-  std::atomic<int>* const slot =
-      device < ResidentBlocks::kDevices ? &cache.per_device[device] : nullptr;
+  std::atomic<int>* const slot = cache.slot(device);
   if (slot != nullptr) {
     if (const int known = slot->load(std::memory_order_relaxed); known > 0) return known;
   }

@@ -23,14 +23,21 @@ int sm_count();
 cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
                         std::atomic<std::uint64_t>& done_devices);
 
-// Blocks of `threads` threads of `kernel` (static shared memory only) that fit on one SM of the
-// current device at once, asked once per device: the caller keeps one ResidentBlocks per kernel
-// (a function-local static beside the launch). 1 where the runtime cannot say.
-struct ResidentBlocks {
+// A count a launcher asks the runtime once per device (an occupancy answer), kept beside the
+// launch as a function-local static: 0 where not asked yet; devices past kDevices are not kept
+// (slot: null), and asked every time.
+struct PerDeviceCount {
   static constexpr int kDevices = 64;
   std::atomic<int> per_device[kDevices] = {};
+  std::atomic<int>* slot(int device) {
+    return device >= 0 && device < kDevices ? &per_device[device] : nullptr;
+  }
 };
-int resident_blocks(const void* kernel, int threads, ResidentBlocks& cache);
+
+// Blocks of `threads` threads of `kernel` (static shared memory only) that fit on one SM of the
+// current device at once, asked once per device (`cache`: one per kernel). 1 where the runtime
+// cannot say.
+int resident_blocks(const void* kernel, int threads, PerDeviceCount& cache);
 
 // A device buffer of at least `bytes` for work enqueued on `stream` of the current device, owned
 // by the library: one buffer per (device, stream), grown with stream-ordered cudaFreeAsync /

@@ -479,7 +479,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // of 32 rows, splits of at least one warp step (whole 16-byte pieces); column-major A: blocks
   // of 32 V rows, splits of at least one round of unrolled columns per warp.
   const std::int64_t tiles = rows ? ceil_div(q.m, kRowsPerBlock) : ceil_div(q.m, 32 * V);
-  static runtime::ResidentBlocks resident[2][2];
+  static runtime::PerDeviceCount resident[2][2];
   const int per_sm = runtime::resident_blocks(kernel_of<E, CT, NC>(rows, vec), kThreads,
                                               resident[rows ? 1 : 0][vec ? 1 : 0]);
   const stream::Split sp =

@@ -130,18 +130,23 @@ inline cudaError_t partial_sums(const Split& sp, std::int64_t outputs, std::int6
 // the counter for the next launch on the stream. One thread fences, after the barrier that orders
 // the block's writes before it (a fence in every thread cost more than the second launch saved:
 // docs/perf-notes.md, "One launch for split K").
+// arrive: the arrival itself, by the one thread that fences for its block (or, in the wgmma
+// kernels, its consumer warpgroup) after the barrier that orders their partial sums before it;
+// sets `last` (shared memory, read by the others after the next barrier) for the last of `splits`
+// arrivals on `counter`, which it leaves at zero.
+template <class Flag>
+__device__ __forceinline__ void arrive(unsigned* counter, unsigned splits, Flag& last) {
+  __threadfence();  // the partial sums are visible GPU-wide before the arrival
+  last = atomicAdd(counter, 1u) == splits - 1;
+  if (last) {
+    *counter = 0u;    // every split has arrived: none reads it again in this launch
+    __threadfence();  // the other splits' partial sums are read after their arrivals
+  }
+}
 __device__ __forceinline__ bool last_split(unsigned* counters) {
   __shared__ bool last;
   __syncthreads();  // the block's partial sums are written
-  if (threadIdx.x == 0) {
-    __threadfence();  // ... and visible GPU-wide before the arrival
-    unsigned* const counter = counters + blockIdx.x;
-    last = atomicAdd(counter, 1u) == gridDim.y - 1;
-    if (last) {
-      *counter = 0u;    // every split has arrived: none reads it again in this launch
-      __threadfence();  // the other splits' partial sums are read after their arrivals
-    }
-  }
+  if (threadIdx.x == 0) arrive(counters + blockIdx.x, gridDim.y, last);
   __syncthreads();
   return last;
 }

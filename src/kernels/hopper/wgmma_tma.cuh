@@ -23,6 +23,7 @@
 #include "../../core/device_runtime.hpp"
 #include "../../core/kernel_registry.hpp"
 #include "../common.cuh"
+#include "../stream_common.cuh"
 #include "../tensor_common.cuh"
 #include "tma.hpp"
 #include "wgmma_ops.cuh"
@@ -308,23 +309,14 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
 }
 // The in-kernel sum of a split tile: called by the 128 threads of consumer cw after each wrote
 // its part of the split's partial tile; true in the consumer whose split is the last of `splits`
-// to arrive, which then reads every split's partial tile (from the L2: __ldcg) and leaves the
-// counter at zero for the next launch. One thread fences, after the barrier that orders the
-// consumer's writes before it, and arrives.
-__device__ __forceinline__ bool last_split_arrival(unsigned* counter, int splits, unsigned* last,
+// to arrive (stream::arrive, after the consumer's barrier), which then reads every split's
+// partial tile (from the L2: __ldcg).
+__device__ __forceinline__ bool last_split_arrival(unsigned* counter, int splits, bool* last,
                                                    int cw, int tid) {
   named_barrier_sync(1 + cw, 128);
-  if (tid == 0) {
-    __threadfence();  // the consumer's partial sums are visible GPU-wide before its arrival
-    const bool is_last = atomicAdd(counter, 1u) == static_cast<unsigned>(splits - 1);
-    if (is_last) {
-      *counter = 0u;    // every split has arrived: none reads it again in this launch
-      __threadfence();  // the other splits' partial sums are read after their arrivals
-    }
-    *last = is_last ? 1u : 0u;
-  }
+  if (tid == 0) stream::arrive(counter, static_cast<unsigned>(splits), *last);
   named_barrier_sync(1 + cw, 128);
-  return *last != 0u;
+  return *last;
 }
 __device__ __forceinline__ void st_shared_b32(std::uint32_t addr, std::uint32_t v) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
@@ -804,7 +796,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   __shared__ __align__(8) std::uint64_t full_bar[STAGES];   // stage s loaded (TMA bytes landed)
   __shared__ __align__(8) std::uint64_t empty_bar[STAGES];  // stage s read by every consumer
-  __shared__ unsigned split_last[2];  // a consumer's split was the last to arrive (in-kernel sum)
+  __shared__ bool split_last[2];  // a consumer's split was the last to arrive (in-kernel sum)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const std::uint32_t ring = (smem_addr(smem_raw) + 1023u) & ~1023u;
   const std::uint32_t full0 = smem_addr(&full_bar[0]);
@@ -1634,16 +1626,10 @@ __global__ void __launch_bounds__(256) split_k_reduce_kernel(const Params p) {
 
 // ---- Host side ---------------------------------------------------------------------------------
 
-// How many clusters of a kernel fit on the GPU at once, per device (0: not asked yet).
-struct ClusterCache {
-  static constexpr int kDevices = 64;
-  std::atomic<int> max_active[kDevices] = {};
-};
-
 struct KernelRef {
   const void* fn = nullptr;
   std::atomic<std::uint64_t>* opted_in = nullptr;
-  ClusterCache* clusters = nullptr;
+  runtime::PerDeviceCount* clusters = nullptr;  // clusters that fit on the GPU at once
   bool a_k = true, b_k = true;
 };
 
@@ -1655,7 +1641,7 @@ struct KernelRef {
 template <class Cfg, class E, class CT, bool A_K, bool B_K, bool C_T = false>
 static KernelRef kernel_ref() {
   static std::atomic<std::uint64_t> opted_in{0};
-  static ClusterCache clusters;
+  static runtime::PerDeviceCount clusters;
   return KernelRef{reinterpret_cast<const void*>(&wgmma_kernel<Cfg, E, CT, A_K, B_K, C_T>),
                    &opted_in, &clusters, A_K, B_K};
 }
@@ -2133,15 +2119,15 @@ cudaError_t launch_planned(const Plan& pl, cudaStream_t stream, float* partial,
     // ask the runtime, once per device.
     int dev = 0;
     if (cudaError_t err = cudaGetDevice(&dev); err != cudaSuccess) return err;
-    std::atomic<int>& cached = k.clusters->max_active[dev % ClusterCache::kDevices];
-    int fit = cached.load(std::memory_order_relaxed);
+    std::atomic<int>* const cached = k.clusters->slot(dev);
+    int fit = cached != nullptr ? cached->load(std::memory_order_relaxed) : 0;
     if (fit == 0) {
       cfg.gridDim = dim3(static_cast<unsigned>(Cfg::kCluster * runtime::sm_count()));
       if (cudaError_t err = cudaOccupancyMaxActiveClusters(&fit, k.fn, &cfg); err != cudaSuccess) {
         return err;
       }
       if (fit <= 0) return cudaErrorInvalidConfiguration;
-      cached.store(fit, std::memory_order_relaxed);
+      if (cached != nullptr) cached->store(fit, std::memory_order_relaxed);
     }
     resident = fit;
   }
