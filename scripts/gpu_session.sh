@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        table-random, write-rate, short-off, split-sum, ab (this build against $BIN/tilegemm_old), and
+#        table-random, write-rate, short-off, split-sum, block, ab (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -1142,6 +1142,28 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         run_step "smallm_cublas_launches_$s" ncu --csv --metrics \
           gpu__time_duration.sum,launch__grid_size,launch__block_size,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
           "$TG" bench --kernels wgmma_128x64x64_s8_ts --dtype bf16 --shape "$s" --rounds 1 --reps 1 --warmup 0
+      done
+      ;;
+    block)
+      # The timer's blocking kernel (bench's default, as nvbench's cold measurement) against
+      # --no-block, on the issue's random shapes (auto by its rules, seeds 7, 11 and 3, bf16 and
+      # f32), alternating BLOCK_REPS times (default 2): the timer's tests, then per seed and mode
+      # the summary, and scripts/ab_summary.py with --no-block as "old".
+      run_step timer_tests "$TESTBIN/tilegemm_gpu_tests" --gtest_filter='TimerTest.*'
+      grep -E "^\[  (PASSED|FAILED) |FAILED  \]" "$R/timer_tests.log" | tee -a "$summary"
+      for rep in $(seq "${BLOCK_REPS:-2}"); do
+        for mode in new old; do
+          flags=(); [ $mode = old ] && flags=(--no-block)
+          for ab in bf16 f32; do for seed in 7 11 3; do
+            TILEGEMM_TUNE_CACHE=off run_step "block_${mode}_${rep}_${ab}_s$seed" bench \
+              --kernels auto --dtype "$ab" --random 100 --seed "$seed" --max-size 8192 \
+              "${flags[@]}" --format json --output "${TAG}_block_rs_${mode}_${rep}_${ab}_s$seed.json"
+          done; done
+        done
+      done
+      python3 scripts/random_summary.py --worst 6 "$R"/${TAG}_block_rs_*_1_*.json | tee -a "$summary"
+      for ab in bf16 f32; do
+        python3 scripts/ab_summary.py "$R"/${TAG}_block_rs_*_${ab}_*.json | tail -2 | tee -a "$summary"
       done
       ;;
     split-sum)

@@ -164,6 +164,15 @@ struct TimingOptions {
   int warmup = 10;    // untimed launches first (in every round)
   int reps = 50;      // timed launches, one event pair each (in every round)
   bool cold = false;  // write a buffer of 2x L2 before each timed launch (outside the events)
+  // The blocking kernel (nvbench's cold measurement): before each timed launch's start event, a
+  // one-thread kernel holds the stream until the host has enqueued the launch and its stop event,
+  // so the events time the GPU's work and not the host's enqueue. Off, a launch that the GPU
+  // runs faster than the host enqueues it is timed with the host's part in it (and under Nsight
+  // Compute, which serializes launches, the hold would only wait out its timeout).
+  bool block = true;
+  // A hold the host has not released after this long ends and fails the row: the timed call
+  // waited for the GPU (a synchronizing call), which a held stream never finishes.
+  double block_timeout_s = 5.0;
   // Rounds of the shape's timing: in each, every verified kernel runs its warm-up and reps in
   // turn (round r starting at the r-th, cuBLAS first in round 0), and a row's statistics are
   // over all its rounds' samples. With more than one, the kernels take turns under the same
@@ -204,6 +213,8 @@ bool keep_sampling(const std::vector<float>& samples_ms, const TimingOptions& op
 // One launch to time, enqueued on the stream.
 using LaunchFn = std::function<Status(cudaStream_t)>;
 
+struct HoldWords;  // the blocking kernel's words (src/bench)
+
 class Timer {
  public:
   // `l2_bytes` sizes the flush buffer when options.cold.
@@ -225,6 +236,10 @@ class Timer {
   Status init_;
   void* flush_buffer_ = nullptr;
   std::size_t flush_bytes_ = 0;
+  // The words the blocking kernel and the host share (mapped pinned memory), and the last
+  // ticket handed out; see TimingOptions::block.
+  HoldWords* hold_ = nullptr;
+  unsigned hold_ticket_ = 0;
 };
 
 // 2mnk / t in TFLOP/s.

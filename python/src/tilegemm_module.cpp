@@ -541,7 +541,7 @@ std::string verify_json(const std::string& kernels, const std::string& dtype,
 std::string bench_json(const std::string& kernels, const Shapes& shapes, const std::string& dtype,
                        const std::string& out_dtype, float alpha, float beta,
                        const Layouts& layouts, const Pads& pads, int warmup, int reps, int rounds,
-                       bool cold, std::uint64_t seed, const std::string& command,
+                       bool cold, bool block, std::uint64_t seed, const std::string& command,
                        const nb::object& progress) {
   tb::BenchRequest request;
   request.types = types_of("bench", dtype, out_dtype);
@@ -559,6 +559,7 @@ std::string bench_json(const std::string& kernels, const Shapes& shapes, const s
   request.timing.reps = reps;
   request.timing.rounds = rounds;
   request.timing.cold = cold;
+  request.timing.block = block;
   const tb::KernelSelection selection = with_input_errors("bench", [&] {
     return tb::select_kernels("kernels", kernels, request.types,
                               tilegemm::current_compute_capability());
@@ -776,7 +777,7 @@ NB_MODULE(_tilegemm, m) {
   m.def("verify_json", &verify_json, "kernels"_a, "dtype"_a, "out_dtype"_a, "shapes"_a.none(),
         "fuzz"_a, "seed"_a, "alpha"_a, "beta"_a, "layouts"_a, "pads"_a, "progress"_a.none());
   m.def("bench_json", &bench_json, "kernels"_a, "shapes"_a, "dtype"_a, "out_dtype"_a, "alpha"_a,
-        "beta"_a, "layouts"_a, "pads"_a, "warmup"_a, "reps"_a, "rounds"_a, "cold"_a, "seed"_a,
+        "beta"_a, "layouts"_a, "pads"_a, "warmup"_a, "reps"_a, "rounds"_a, "cold"_a, "block"_a, "seed"_a,
         "command"_a, "progress"_a.none());
   m.def("analyze", &analyze, "m"_a, "n"_a, "k"_a, "tile"_a, "kernel"_a, "dtype"_a, "out_dtype"_a,
         "layouts"_a, "device"_a, "regs"_a, "format"_a);

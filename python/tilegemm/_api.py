@@ -446,9 +446,10 @@ def verify(kernels="*", *, dtype="f32", out_dtype=None, shapes=None, fuzz=0, see
 
 def bench(kernels="auto", shapes=((4096, 4096, 4096),), *, dtype="f32", out_dtype=None,
           alpha=1.0, beta=0.0, layouts=("row", "row", "row"), pads=(0, 0, 0), warmup=10, reps=50,
-          rounds=1, cold=False, seed=1, progress=None):
+          rounds=1, cold=False, block=True, seed=1, progress=None):
     """Verify, then time kernels beside cuBLAS, as `tilegemm bench` does (CUDA events around each
-    launch, median of reps after warmup; rounds interleave the kernels).
+    launch, median of reps after warmup; rounds interleave the kernels; block=False is
+    `--no-block`: launches timed as the host enqueues them, without the blocking kernel).
 
     Returns the report record, the same JSON `tilegemm bench --format json` writes: device,
     settings and "results", one record per (shape, kernel) with median_ms, tflops, cublas_ratio,
@@ -461,7 +462,8 @@ def bench(kernels="auto", shapes=((4096, 4096, 4096),), *, dtype="f32", out_dtyp
                              _lab_dtype("bench", "out_dtype", out_dtype), float(alpha),
                              float(beta), _triple("bench", "layouts", layouts, str),
                              _triple("bench", "pads", pads, int), int(warmup), int(reps),
-                             int(rounds), bool(cold), int(seed), command, _progress(progress))
+                             int(rounds), bool(cold), bool(block), int(seed), command,
+                             _progress(progress))
     return json.loads(report)
 
 

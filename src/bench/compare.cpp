@@ -308,6 +308,12 @@ void write_compare(std::ostream& os, const CompareReport& report, Format format)
   if (report.old_report.device.name != report.new_report.device.name) {
     header_rule += "\nnote: OLD and NEW ran on different GPUs; the ratios compare the machines too";
   }
+  // A launch-bound row timed without the blocking kernel carries the host's enqueue time.
+  if (report.old_report.timing.block != report.new_report.timing.block) {
+    header_rule += std::string("\nnote: ") + (report.old_report.timing.block ? "NEW" : "OLD") +
+                   " timed launches as the host enqueued them (--no-block), the other behind a "
+                   "blocking kernel; launch-bound rows compare the two methods too";
+  }
   switch (format) {
     case Format::kJson:
       os << to_json(report).dump(2) << '\n';

@@ -213,6 +213,9 @@ BenchReport bench_report_from_json(std::string_view arg, const std::string& path
     report.timing.max_time_s = seconds_or("max_time_s", report.timing.max_time_s);
     report.timing.cold =
         s->contains("cold") && (*s)["cold"].is_boolean() && (*s)["cold"].get<bool>();
+    // Files written before the blocking kernel existed timed launches as the host enqueued them.
+    report.timing.block =
+        s->contains("block") && (*s)["block"].is_boolean() && (*s)["block"].get<bool>();
     report.seed = device_number<std::uint64_t>(*s, "seed");
   }
   if (const auto sk = doc.find("skipped"); sk != doc.end() && sk->is_array()) {

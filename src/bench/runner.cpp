@@ -87,7 +87,13 @@ void time_rows(Testbed& testbed, Timer& timer, cudaStream_t stream, int rounds, 
           nvtx && round == 0 ? nvtx_range_name(row.kernel, row.shape) : std::string();
       const Status s = timer.sample([&](cudaStream_t st) { return t.run(problem, st); }, stream,
                                     &t.samples_ms, range, &t.host_us);
-      if (!s.ok()) mark_failed(&row, "timing: " + s.message());
+      if (s.cuda_error() == cudaErrorTimeout) {
+        mark_failed(&row,
+                    "timing: the call waited for the GPU while the blocking kernel held the "
+                    "stream (a synchronizing call); time it with --no-block");
+      } else if (!s.ok()) {
+        mark_failed(&row, "timing: " + s.message());
+      }
     }
   }
   for (Timed& t : timed) {

@@ -1,9 +1,13 @@
 // The timer: warm-up launches, then one CUDA event pair around each timed launch, so the median
 // is over launches and one slow launch (a clock ramp, a context switch) shows in max, not in
-// the median. The cold-L2 flush is enqueued between the events of consecutive launches, so its
-// own time is never counted. With a stopping rule (TimingOptions::min_time_s, max_noise_pct) a
-// round times batches of reps until the rule is satisfied or max_time_s of kernel time passed. With TimingOptions::nvtx, the first timed launch of a row sits in an
-// NVTX range (header-only NVTX3 from the toolkit: nothing to link, a no-op without a tool).
+// the median. The cold-L2 flush is enqueued before each launch's start event, so its own time is
+// never counted. With TimingOptions::block (the default, as nvbench's cold measurement), a
+// blocking kernel holds the stream from before the start event until the host has enqueued the
+// launch and its stop event: the events then time the GPU's work, not the host's enqueue. With a
+// stopping rule (TimingOptions::min_time_s, max_noise_pct) a round times batches of reps until
+// the rule is satisfied or max_time_s of kernel time passed. With TimingOptions::nvtx, the first
+// timed launch of a row sits in an NVTX range (header-only NVTX3 from the toolkit: nothing to
+// link, a no-op without a tool).
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -11,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "stream_hold.hpp"
 #include "tilegemm/bench.hpp"
 
 namespace tilegemm::bench {
@@ -78,6 +83,22 @@ class NvtxRange {
   bool active_;
 };
 
+// Releases a hold when it goes out of scope, on every path: a hold left in place would keep the
+// stream waiting until its timeout.
+class HoldRelease {
+ public:
+  HoldRelease(HoldWords* words, unsigned ticket) : words_(words), ticket_(ticket) {}
+  ~HoldRelease() {
+    if (words_ != nullptr) __atomic_store_n(&words_->release, ticket_, __ATOMIC_SEQ_CST);
+  }
+  HoldRelease(const HoldRelease&) = delete;
+  HoldRelease& operator=(const HoldRelease&) = delete;
+
+ private:
+  HoldWords* words_;
+  unsigned ticket_;
+};
+
 }  // namespace
 
 std::string nvtx_range_name(const std::string& kernel, const Shape& shape) {
@@ -142,10 +163,20 @@ Timer::Timer(const TimingOptions& options, std::int64_t l2_bytes) : options_(opt
     flush_bytes_ = static_cast<std::size_t>(std::max<std::int64_t>(l2_bytes, 1 << 20)) * 2;
     init_ = cuda_status(cudaMalloc(&flush_buffer_, flush_bytes_));
   }
+  if (init_.ok() && options_.block) {
+    // Mapped pinned memory: with unified addressing its host address is its device address.
+    void* words = nullptr;
+    init_ = cuda_status(cudaHostAlloc(&words, sizeof(HoldWords), cudaHostAllocMapped));
+    if (init_.ok()) {
+      hold_ = static_cast<HoldWords*>(words);
+      *hold_ = HoldWords{0, 0};
+    }
+  }
 }
 
 Timer::~Timer() {
   if (flush_buffer_ != nullptr) cudaFree(flush_buffer_);
+  if (hold_ != nullptr) cudaFreeHost(hold_);
 }
 
 Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<float>* samples_ms,
@@ -170,6 +201,17 @@ Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<fl
           return s;
         }
       }
+      // The host releases the hold at the end of this iteration, once the stop event is
+      // enqueued, or on the way out of a failed launch.
+      HoldRelease release(hold_, hold_ticket_ + 1);
+      if (hold_ != nullptr) {
+        ++hold_ticket_;
+        const auto timeout_ns = static_cast<unsigned long long>(options_.block_timeout_s * 1e9);
+        if (Status s = cuda_status(enqueue_hold(stream, hold_, hold_ticket_, timeout_ns));
+            !s.ok()) {
+          return s;
+        }
+      }
       if (Status s = cuda_status(cudaEventRecord(events.start(i), stream)); !s.ok()) return s;
       {
         const NvtxRange range(first && i == 0 ? nvtx_range : std::string());
@@ -184,6 +226,12 @@ Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<fl
       if (Status s = cuda_status(cudaEventRecord(events.stop(i), stream)); !s.ok()) return s;
     }
     if (Status s = cuda_status(cudaStreamSynchronize(stream)); !s.ok()) return s;
+    if (hold_ != nullptr && __atomic_load_n(&hold_->timed_out, __ATOMIC_SEQ_CST) != 0) {
+      // A hold gave up: the call waited for the GPU while the stream was held, so its events
+      // time the timeout, not the call.
+      hold_->timed_out = 0;
+      return Status(StatusCode::kCudaError, cudaErrorTimeout);
+    }
     for (std::size_t i = 0; i < reps; ++i) {
       float ms = 0.0f;
       if (Status s = cuda_status(cudaEventElapsedTime(&ms, events.start(i), events.stop(i)));

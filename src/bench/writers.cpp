@@ -90,7 +90,10 @@ std::string settings_line(const BenchReport& r) {
                                           : std::string()) +
                      stopping_rule_text(r.timing) +
                      ", L2 " +
-                     (r.timing.cold ? "flushed before each launch" : "warm") + ", seed " +
+                     (r.timing.cold ? "flushed before each launch" : "warm") +
+                     (r.timing.block ? ", launches queued behind a blocking kernel"
+                                     : ", launches timed as the host enqueues them") +
+                     ", seed " +
                      std::to_string(r.seed);
   if (!r.rows.empty()) {
     const BenchRow& first = r.rows.front();
@@ -383,6 +386,7 @@ json settings_json(const TimingOptions& timing, std::uint64_t seed) {
               {"max_noise_pct", timing.max_noise_pct},
               {"max_time_s", timing.max_time_s},
               {"cold", timing.cold},
+              {"block", timing.block},
               {"seed", seed},
               // how `auto` computed fp32 products (set_fp32_math, TILEGEMM_FP32_MATH)
               {"fp32_math", fp32_math() == Fp32Math::kThreeTf32 ? "3xtf32" : "simt"}};

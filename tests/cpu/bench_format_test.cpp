@@ -560,6 +560,7 @@ TEST(Writers, BenchJsonHasDeviceSettingsAndResults) {
   EXPECT_EQ(j["settings"]["min_time_s"], 0.0);
   EXPECT_EQ(j["settings"]["max_noise_pct"], 0.0);
   EXPECT_EQ(j["settings"]["cold"], false);
+  EXPECT_EQ(j["settings"]["block"], true);  // TimingOptions' default, the blocking kernel
   EXPECT_EQ(j["settings"]["seed"], 9);
   {
     // settings.fp32_math is the setting at the time the JSON is written

@@ -189,6 +189,7 @@ TEST(Cli, HelpExitsZero) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--kernels"), std::string::npos);
   EXPECT_NE(r.out.find("--cold"), std::string::npos);
+  EXPECT_NE(r.out.find("--no-block"), std::string::npos);
 }
 
 TEST(Cli, AnalyzePrintsTheSeedNumbersWithoutAGpu) {

@@ -89,6 +89,28 @@ TEST(ReadResults, RoundTripsWhatTheWriterWrites) {
   EXPECT_EQ(back.rows[1].status, tb::RowStatus::kNotApplicable);
   EXPECT_TRUE(std::isnan(back.rows[1].median_ms));
   EXPECT_EQ(back.rows[1].detail, na.detail);
+  EXPECT_TRUE(back.timing.block);
+  report.timing.block = false;  // --no-block
+  EXPECT_FALSE(tb::bench_report_from_json("OLD", "m.json", tb::to_json(report)).timing.block);
+}
+
+// Files written before the blocking kernel timed launches as the host enqueued them; compare
+// says so when it sets one such file beside a blocked run.
+TEST(ReadResults, FilesWithoutBlockWereNotBlockedAndCompareSaysSo) {
+  tb::BenchReport blocked;
+  blocked.rows = {timed("k", 1.0, 1.0, 1.0)};
+  nlohmann::json doc = tb::to_json(blocked);
+  doc["settings"].erase("block");
+  const tb::BenchReport older = tb::bench_report_from_json("OLD", "o.json", doc);
+  EXPECT_FALSE(older.timing.block);
+  std::ostringstream os;
+  tb::write_compare(os, tb::compare_reports(older, blocked, 5.0), tb::Format::kTable);
+  EXPECT_NE(os.str().find("note: OLD timed launches as the host enqueued them (--no-block)"),
+            std::string::npos)
+      << os.str();
+  std::ostringstream same;
+  tb::write_compare(same, tb::compare_reports(blocked, blocked, 5.0), tb::Format::kTable);
+  EXPECT_EQ(same.str().find("--no-block"), std::string::npos) << same.str();
 }
 
 TEST(ReadResults, OlderFilesWithoutDtypeCOrPadsTakeTheDefaults) {

@@ -297,6 +297,7 @@ TEST(ProfileCommand, NcuArgv) {
                                          "--rounds",
                                          "1",
                                          "--nvtx",
+                                         "--no-block",
                                          "--format",
                                          "json",
                                          "--output",

@@ -202,6 +202,7 @@ struct BenchFlags {
   std::string warmup = "10", reps = "50", rounds = "1", min_time = "0", max_noise = "0",
               max_time = "10", random = "0", max_size = "8192";
   bool cold = false;
+  bool no_block = false;
   bool nvtx = false;
   std::string format = "table";
   std::vector<std::string> outputs;
@@ -249,6 +250,7 @@ void parse_timing(const BenchFlags& bf, tb::TimingOptions* timing) {
   timing->max_noise_pct = tb::parse_number_in("--max-noise", bf.max_noise, 0.0, 100.0);
   timing->max_time_s = tb::parse_number_in("--max-time", bf.max_time, 0.001, 3600.0);
   timing->cold = bf.cold;
+  timing->block = !bf.no_block;
   timing->nvtx = bf.nvtx;
 }
 
@@ -860,6 +862,11 @@ std::vector<CLI::Option*> add_timing_flags(CLI::App* app, BenchFlags* f) {
                       "in turn, each round starting one kernel later, so all see the same clock "
                       "and power state"),
       app->add_flag("--cold", f->cold, "flush L2 (write 2x its size) before each launch"),
+      app->add_flag("--no-block", f->no_block,
+                    "time each launch as the host enqueues it, without the blocking kernel that "
+                    "queues it behind a hold first (then a launch the GPU runs faster than the "
+                    "host enqueues it counts the host's time; for Nsight Compute, which "
+                    "serializes launches)"),
   };
 }
 
