@@ -8,7 +8,9 @@ Per shape it prints the median time of each build over its repeats (and the medi
 call), cuBLAS's median in each build's runs, and new / old. Because a host's launch times drift
 between repeats, it also prints the shape's time over cuBLAS's in the same run, new over old
 (`norm`): a change shows there even where both sides moved together, and the geometric mean of
-`norm` over the shapes is the A/B's summary line.
+`norm` over the shapes is the A/B's summary line. `auto` rows are one row per shape whichever
+kernel each build chose (printed as old -> new where they differ): a rule change is compared on
+the shapes it moves.
 
 Usage: scripts/ab_summary.py [--worst N] RESULT.json [...]
 """
@@ -39,8 +41,10 @@ def load(paths):
             if r["kernel"] == "cublas":
                 shapes[shape]["c"] = r["median_ms"]
             else:
-                kernel = re.sub(r"^auto\((.*)\)$", r"\1", r["kernel"])
-                shapes[shape].setdefault("t", []).append((kernel, r["median_ms"], r.get("host_us")))
+                chosen = re.match(r"^auto\((.*)\)$", r["kernel"])
+                kernel = "auto" if chosen else r["kernel"]
+                shapes[shape].setdefault("t", []).append(
+                    (kernel, r["median_ms"], r.get("host_us"), chosen.group(1) if chosen else None))
         runs[(m.group(1), int(m.group(2)), path)] = shapes
     return runs
 
@@ -59,8 +63,10 @@ def summarise(paths, worst):
     rows = collections.defaultdict(lambda: collections.defaultdict(lambda: collections.defaultdict(list)))
     for (build, _, _), shapes in load(paths).items():
         for shape, sides in shapes.items():
-            for kernel, ms, host in sides.get("t", []):
+            for kernel, ms, host, chosen in sides.get("t", []):
                 e = rows[shape + (kernel,)][build]
+                if chosen and chosen not in e["chosen"]:
+                    e["chosen"].append(chosen)
                 e["ms"].append(ms)
                 e["host"].append(host)
                 if "c" in sides:
@@ -76,6 +82,9 @@ def summarise(paths, worst):
         table.append((key, old, new, n / o, nn / no if no and nn else None))
     for key, old, new, ratio, norm in table:
         dtype, la, lb, lc, m, n, k, kernel = key
+        if kernel == "auto":  # the kernel auto chose; old -> new where the builds chose apart
+            o_k, n_k = "/".join(old["chosen"]), "/".join(new["chosen"])
+            kernel = o_k if o_k == n_k else f"{o_k} -> {n_k}"
 
         def us(values):
             v = median_or_none(values)
@@ -91,9 +100,11 @@ def summarise(paths, worst):
               f"cublas {us(old['cublas'])}/{us(new['cublas'])}  new/old {ratio:.2f}"
               + (f"  norm {norm:.2f}" if norm else ""))
     normed = [norm for *_, norm in table if norm]
+    moved = sum(t[1]["chosen"] != t[2]["chosen"] for t in table)
     print(f"{len(table)} shapes; new/old geometric mean {geomean([t[3] for t in table]):.3f}; "
           f"normalised by cuBLAS {geomean(normed):.3f} "
-          f"({sum(x < 0.95 for x in normed)} below 0.95, {sum(x > 1.05 for x in normed)} above 1.05)")
+          f"({sum(x < 0.95 for x in normed)} below 0.95, {sum(x > 1.05 for x in normed)} above 1.05)"
+          + (f"; auto chose another kernel on {moved}" if moved else ""))
     if worst:
         ranked = sorted((t[4], t[0]) for t in table if t[4])
         for norm, key in ranked[:worst] + ranked[-worst:]:

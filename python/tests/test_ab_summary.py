@@ -66,6 +66,22 @@ def test_a_file_that_is_not_an_ab_result_is_refused(tmp_path):
     assert "not an A/B result" in out
 
 
+def test_auto_is_compared_per_shape_when_its_choice_changes(tmp_path):
+    # A rule change: the new build's auto takes another kernel on this shape. The row still
+    # pairs the two builds (a key with the kernel in it would drop it from the summary).
+    files = [write(tmp_path, f"rs_{b}_1_f32_s7.json",
+                   [result("cublas", 0.006),
+                    result("auto(small_32x32x32)" if b == "old" else "auto(smem_tiled_t16)",
+                           0.008 if b == "old" else 0.006)])
+             for b in ("old", "new")]
+    rc, out = run(*files)
+    assert rc == 0, out
+    line = next(l for l in out.splitlines() if "64x64x4096" in l)
+    assert "small_32x32x32 -> smem_tiled_t16" in line
+    assert "new/old 0.75" in line
+    assert "1 shapes;" in out and "auto chose another kernel on 1" in out
+
+
 @pytest.mark.parametrize("prefix", ["ab", "rs"])
 def test_both_name_forms_are_read(tmp_path, prefix):
     files = [write(tmp_path, f"{prefix}_{b}_1_bf16_s7.json",

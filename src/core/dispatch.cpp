@@ -164,6 +164,12 @@ enum class When : std::uint8_t {
   // (perf-notes.md, "Rung 24": more tiles, a longer K or more work were slower there than
   // the tensor cores; K of 1 or 2 over many tiles lost to thin_k).
   kSmallProduct,
+  // A tiny fp32 product: M and N over 1, K <= 128 and M x N <= 32768: rung 2's 16x16 shared-
+  // memory tile, a block per 256 outputs walking the whole K, no split. Timed by the GPU alone
+  // it beat rung 24 and cuBLAS there on the random shapes of three seeds: rung 24 splits K and
+  // pays its arrival, and its 32x32 tiles give fewer blocks (perf-notes.md, "Split counts by GPU
+  // time").
+  kTinyF32,
   // A small product with K of 49..128 (16-bit types): rung 27's one launch on mma.sync, whose
   // one or two 64-k stages beat rung 24's 32-k stages there on the random shapes of three seeds,
   // in two runs; from K = 129 rung 24's finer split of K won, up to K = 48 it tied or won
@@ -186,6 +192,7 @@ struct Rule {
 
 // fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass; rung 17).
 //  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once.
+//  - a tiny product (kTinyF32): rung 2's 16x16 tile, no split.
 //  - a small product (kSmallProduct): rung 24's one launch, which the launch itself bounds.
 //  - thin K (K <= 64) against a large C: the thin_k family, which writes C and little else.
 //  - narrow (M or N of at most 4): rung 21's narrow products, which stream the wide operand
@@ -215,6 +222,7 @@ struct Rule {
 // in-kernel split on 64-row tiles.
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kTinyF32, BNeeds::kAny, "smem_tiled", 16, 16, 16, false, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kThinKStripF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kF32InKernelAnyPitch64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs_ra"},
@@ -499,6 +507,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       const std::int64_t t = tiles(p, 32, 32);
       return p.k <= 4096 && t <= sms && t * 1024 * p.k < (std::int64_t{1} << 24);
     }
+    case When::kTinyF32:
+      return p.m > 1 && p.n > 1 && p.k <= 128 && p.m * p.n <= 32768;
     case When::kSmallProductMidK:
       return p.k >= 49 && p.k <= 128 && holds(When::kSmallProduct, p, sms);
     case When::kAlways:

@@ -15,8 +15,9 @@
 //    read consecutive elements along each operand's contiguous dimension (coalesced at any
 //    pitch or base), the next stage's loads in flight while the current one is multiplied
 //    (two shared buffers, one barrier per stage).
-//  - K split over blocks (grid y) until about two blocks per SM are busy, bounded so that the
-//    last block's sum stays short (at most kMaxLastSum partial sums per thread). Each split
+//  - K of more than four stages split over blocks (grid y) until about two blocks per SM are
+//    busy, bounded so that the last block's sum stays short (at most kMaxLastSum partial sums
+//    per thread). Each split
 //    writes its partial sums into the stream workspace; the last block of a tile to arrive
 //    (stream::last_split) adds them in split order (deterministic) and writes C.
 //  - fp32 accumulation; tf32 problems are computed in fp32 (more precise than asked, as rungs
@@ -41,6 +42,10 @@ constexpr int kBlocksPerSm = 2;   // the split target: blocks per SM over the wh
 constexpr int kPad = 4;           // floats past each stage line (keeps 16-byte reads aligned)
 // The most partial sums a thread of the last block to arrive adds.
 constexpr std::int64_t kMaxLastSum = 64;
+// K of at most this many stages is not split: timed by the GPU alone, the split's arrival and
+// sum cost more there than the stages they take off a block (docs/perf-notes.md, "Split counts
+// by GPU time").
+constexpr std::int64_t kUnsplitStages = 4;
 
 struct SmallArgs : StridedProblem {
   int tiles_n;
@@ -250,10 +255,11 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const Sma
   }
 }
 
-// K per split: stream::plan_split's (about kBlocksPerSm blocks per SM over the tiles, whole stages
-// of bk), with splits of at least ceil(k / cap) so that the last block adds at most kMaxLastSum
-// partial sums per thread.
+// K per split: none up to kUnsplitStages stages; past that stream::plan_split's (about
+// kBlocksPerSm blocks per SM over the tiles, whole stages of bk), with splits of at least
+// ceil(k / cap) so that the last block adds at most kMaxLastSum partial sums per thread.
 stream::Split plan_split(std::int64_t tiles, std::int64_t k, int bk, std::int64_t tile_outputs) {
+  if (k <= kUnsplitStages * bk) return stream::split_k_in(1, k, bk, bk);
   const std::int64_t cap =
       std::max<std::int64_t>(1, kMaxLastSum / views::ceil_div(tile_outputs, kThreads));
   return stream::plan_split(tiles, k, bk, std::max<std::int64_t>(bk, views::ceil_div(k, cap)),

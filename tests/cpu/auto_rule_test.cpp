@@ -274,7 +274,8 @@ TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
 }
 
 // Rung 24 in every type: at most one 32x32 tile per SM, K <= 4096 and under 2^24 multiply-adds
-// over whole 32x32 tiles, ahead of every rule but the matrix-vector products; any pitch.
+// over whole 32x32 tiles, ahead of every rule but the matrix-vector products (and, in fp32, the
+// tiny products of TinyF32ProductsTakeRung2); any pitch.
 TEST(AutoRule, SmallProductsTakeRung24) {
   const std::string kSmall = "small_32x32x32";
   alignas(16) static std::uint16_t buf16[64];
@@ -289,7 +290,7 @@ TEST(AutoRule, SmallProductsTakeRung24) {
     };
     SCOPED_TRACE(gemm_types_name(t));
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-             {24, 28, 2637}, {5, 9, 187}, {2, 3, 4}, {1025, 125, 46}, {89, 20, 170},
+             {24, 28, 2637}, {5, 9, 187}, {1025, 125, 46}, {89, 20, 170},
              {137, 252, 6}, {16, 103, 1440}, {64, 64, 2048}}) {
       EXPECT_EQ(pick(s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
     }
@@ -311,6 +312,8 @@ TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
   for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
                       GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
+    // these shapes are tiny: fp32 takes rung 2 there (TinyF32ProductsTakeRung2), tf32 rung 24
+    const std::string rung24_or_2 = t.ab == DType::kF32 ? "smem_tiled_t16" : "small_32x32x32";
     void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
     auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda) {
       Problem p = Problem::make_typed(m, n, k, t, buf, buf, buf);
@@ -323,13 +326,45 @@ TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
              {9, 1721, 83}, {98, 29, 104}, {12, 47, 77}, {3, 2, 122}, {5, 11, 49},
              {40, 40, 128}}) {
       for (std::int64_t pad : {0, 1}) {
-        EXPECT_EQ(pick(s[0], s[1], s[2], s[2] + pad), wide ? "small_32x32x32" : "small_mma_64x64")
+        EXPECT_EQ(pick(s[0], s[1], s[2], s[2] + pad), wide ? rung24_or_2 : "small_mma_64x64")
             << s[0] << "x" << s[1] << "x" << s[2] << " lda " << s[2] + pad;
       }
     }
-    EXPECT_EQ(pick(40, 40, 48, 48), "small_32x32x32");
+    EXPECT_EQ(pick(40, 40, 48, 48), rung24_or_2);
     EXPECT_EQ(pick(40, 40, 129, 129), "small_32x32x32");
     EXPECT_NE(pick(1056, 160, 100, 100), "small_mma_64x64");  // past rung 24's class
+  }
+}
+
+// A tiny fp32 product (M and N over 1, K <= 128, M x N <= 32768) takes rung 2's 16x16 tile, at
+// any pitch; a K of 129, M x N past 32768 or a vector does not, and no other type does.
+TEST(AutoRule, TinyF32ProductsTakeRung2) {
+  alignas(16) static std::uint16_t buf16[64];
+  auto pick = [&](GemmTypes t, std::int64_t m, std::int64_t n, std::int64_t k,
+                  std::int64_t pad = 0) {
+    const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
+    void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
+    Problem p = Problem::make_typed(m, n, k, t, buf, buf, buf);
+    p.a.ld = k + pad;  // row-major A: any pitch of at least K
+    const KernelInfo* chosen = select_kernel(p, 90);
+    return chosen == nullptr ? std::string("(none)") : chosen->name;
+  };
+  const GemmTypes f32{DType::kF32, DType::kF32};
+  for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+           {9, 11, 66}, {3, 109, 65}, {58, 9, 67}, {81, 350, 110}, {2, 3, 4}, {128, 256, 128},
+           {2, 16384, 1}, {13, 294, 64}}) {
+    for (std::int64_t pad : {0, 1}) {
+      EXPECT_EQ(pick(f32, s[0], s[1], s[2], pad), "smem_tiled_t16")
+          << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
+    }
+  }
+  for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+           {81, 350, 129}, {128, 257, 64}, {1, 300, 100}, {300, 1, 100}, {2, 16385, 1}}) {
+    EXPECT_NE(pick(f32, s[0], s[1], s[2]), "smem_tiled_t16") << s[0] << "x" << s[1] << "x" << s[2];
+  }
+  for (GemmTypes t : {GemmTypes{DType::kTF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
+                      GemmTypes{DType::kF16, DType::kF32}}) {
+    EXPECT_NE(pick(t, 9, 11, 66), "smem_tiled_t16") << gemm_types_name(t);
   }
 }
 

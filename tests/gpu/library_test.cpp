@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -815,35 +816,45 @@ TEST(Library, WgmmaSplitSummedInTheKernelIsOneLaunchRightAndBitIdentical) {
   EXPECT_GT(checked, 0);
 }
 
-// A one-consumer (64-row) wgmma tile caps a few tiles' split at the count it sums itself, so
-// that however long K is the call is one launch; rung 22's in-kernel split ("cs" variants), whose
-// calls are GPU-bound, keeps its count and a second kernel.
-TEST(Library, WgmmaFewTileSplitOnOneConsumerIsSummedInTheKernel) {
+// A few tiles' split on a one-consumer (64-row) wgmma tile is summed in the kernel where its
+// parts are read in at most 4 batches (a batch: two splits of 64 columns, one of 128), else by a
+// second kernel; K is split as far as the SMs ask, not capped at what the kernel sums. Checked on
+// each 64-row instance's plans, a short K (3 or 4 splits) and long ones (past 4 batches).
+TEST(Library, WgmmaFewTileSplitIsSummedInTheKernelUpToFourBatches) {
   TILEGEMM_REQUIRE_GPU();
-  int checked = 0;
+  int in_kernel = 0, second = 0;
   for (const KernelInfo& k : all_kernels()) {
     if (k.name.rfind("wgmma", 0) != 0 || !k.desc.split_k || k.tile.bm != 64 ||
         !runs_on_current_device(k)) {
       continue;
     }
     ASSERT_TRUE(k.plan) << k.name;
-    const bool split3 = k.desc.variant.rfind("cs", 0) == 0;
     for (GemmTypes types : k.desc.types) {
-      for (std::int64_t depth : {16384, 65536}) {
+      for (std::int64_t depth : {1024, 16384, 65536}) {
         const CaseSpec spec = spec_of(64, 64, depth, 1.0f, 0.0f, types);
         Testbed tb(spec);
         ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
         if (!k.can_implement(tb.problem())) continue;
         const std::string plan = k.plan(tb.problem());
         SCOPED_TRACE(k.name + " " + spec.to_string() + ": " + plan);
-        EXPECT_NE(plan.find(" split "), std::string::npos);
-        EXPECT_NE(plan.find(split3 ? "summed by a second kernel" : "summed in the kernel"),
-                  std::string::npos);
-        ++checked;
+        const std::size_t at = plan.find(" split ");
+        ASSERT_NE(at, std::string::npos);
+        const long splits = std::strtol(plan.c_str() + at + 7, nullptr, 10);
+        ASSERT_GE(splits, 3);
+        const long batches = k.tile.bn <= 64 ? (splits + 1) / 2 : splits;
+        const bool summed_here = plan.find("summed in the kernel") != std::string::npos;
+        EXPECT_EQ(summed_here, batches <= 4);
+        EXPECT_EQ(summed_here, plan.find("summed by a second kernel") == std::string::npos);
+        ++(summed_here ? in_kernel : second);
+        // K is not capped at the in-kernel sum: the longest K takes more splits than it sums.
+        if (depth == 65536) {
+          EXPECT_GT(batches, 4);
+        }
       }
     }
   }
-  EXPECT_GT(checked, 0) << "no 64-row wgmma instance ran";
+  EXPECT_GT(in_kernel, 0) << "no 64-row wgmma plan summed in the kernel";
+  EXPECT_GT(second, 0) << "no 64-row wgmma plan summed by a second kernel";
 }
 
 // The wgmma epilogue's staged stores (beta = 0, C no tensor map stores exactly): with an odd

@@ -1798,9 +1798,10 @@ int raster_group(int tiles_mc) {
 
 // Split-K, in two cases (docs/perf-notes.md, "Wave tails on the tensor cores"):
 // - the tiles fill at most a third of the SMs and K is long: each tile's K is split into enough
-//   work units to fill them (3 to 32), each at least 4 k-tiles, on one-consumer tiles no more
-//   than they sum in the kernel (sum_in_kernel). Two splits did not pay for the second launch
-//   there (docs/perf-notes.md, rung 18);
+//   work units to fill them (3 to 32), each at least 4 k-tiles. Two splits did not pay for the
+//   second launch there (docs/perf-notes.md, rung 18). Capping the count at what the kernel sums
+//   itself saved a launch of host time but cost GPU time on long K (docs/perf-notes.md,
+//   "Split counts by GPU time");
 // - otherwise, a last wave of r tiles after W whole waves (W may be 0) leaves SMs idle: the W
 //   waves run whole and the r tail tiles are split into S units each (2..32, at least 4 k-tiles
 //   per unit), S the count that makes the estimated time least: W + ceil(r S / SMs) / S tile
@@ -1842,12 +1843,13 @@ constexpr double kResidueTileBytesPerNs = 40.0;
 // parts one batch after another, each batch an L2 round trip (a batch: two splits of a
 // 64-column consumer, one of a 128-column one, half of a 256-column one), which the GPU's time
 // pays serially; the second kernel costs a launch, which a host-bound call pays. Measured
-// (docs/perf-notes.md, "Split K summed in the kernel"): one-consumer (64-row) tiles ran faster
-// with the sum in the kernel up to 8 batches (16 splits of 64 columns, 8 of 128), two-consumer
-// (128-row) tiles slower at 4 and 8, and rung 22's in-kernel split (Config::kSplit3), whose
-// calls are GPU-bound, slower at 8 and 9 (104 x 795 x 2044 on its 64x128 tile, 14-18%). So:
-// one-consumer tiles up to kSumMaxBatches, half that for rung 22's.
-constexpr int kSumMaxBatches = 8;
+// (docs/perf-notes.md, "Split K summed in the kernel" and "Split counts by GPU time"): timed
+// with the host in it, one-consumer (64-row) tiles ran faster with the sum in the kernel up to 8
+// batches; timed by the GPU alone (a blocking kernel ahead of each launch), up to 4 batches the
+// two ways tied and at 8 the second kernel was 1.1-1.5 us faster. Two-consumer (128-row) tiles
+// were slower at 4 and 8 either way, and rung 22's in-kernel split (Config::kSplit3) slower at 8
+// and 9. So: one-consumer tiles up to kSumMaxBatches (8 splits of 64 columns, 4 of 128).
+constexpr int kSumMaxBatches = 4;
 struct SplitPlan {
   int splits;
   int k_tiles_split;
@@ -1859,8 +1861,7 @@ bool sum_in_kernel(std::int64_t splits) {
   const std::int64_t batches = Cfg::BN <= 64 ? (splits + 1) / 2
                                : Cfg::BN >= 256 ? 2 * splits
                                                 : splits;
-  const int max_batches = Cfg::kSplit3 ? kSumMaxBatches / 2 : kSumMaxBatches;
-  return Cfg::kConsumers == 1 && batches <= max_batches;
+  return Cfg::kConsumers == 1 && batches <= kSumMaxBatches;
 }
 template <class Cfg>
 SplitPlan split_plan(const Problem& q) {
@@ -1879,13 +1880,7 @@ SplitPlan split_plan(const Problem& q) {
                        sum_in_kernel<Cfg>(splits)};
     };
     if (3 * tiles <= sms) {
-      std::int64_t s = std::min<std::int64_t>({sms / tiles, k_tiles / 4, 32});
-      // A one-consumer 16-bit or tf32 tile takes at most the splits it sums itself (from 3): one
-      // launch instead of two, for longer units (docs/perf-notes.md, "Split K summed in the
-      // kernel"). Not rung 22's in-kernel split, whose k-tiles are long and calls GPU-bound.
-      if constexpr (Cfg::kConsumers == 1 && !Cfg::kSplit3) {
-        while (s > 3 && !sum_in_kernel<Cfg>(s)) --s;
-      }
+      const std::int64_t s = std::min<std::int64_t>({sms / tiles, k_tiles / 4, 32});
       return s < 3 ? none : split(tiles, s);
     }
     const std::int64_t waves = tiles / sms;

@@ -17,11 +17,11 @@
 //    this one is multiplied, one barrier per stage).
 //  - mma.sync m16n8k16 from ldmatrix fragments (ldmatrix.trans for an M- or N-contiguous
 //    operand), fp32 accumulation.
-//  - K split over blocks (grid y) until about two blocks per SM are busy, at most kMaxSplits
-//    ways; each split writes its tile of partial sums (tile-major, so every split's writes and
-//    the final sum's reads are whole 16-byte pieces whatever M and N are) into the stream
-//    workspace, and the last block of a tile to arrive (stream::last_split) adds them in split
-//    order (deterministic) and writes C.
+//  - K of more than four stages split over blocks (grid y) until about two blocks per SM are
+//    busy, at most kMaxSplits ways; each split writes its tile of partial sums (tile-major, so
+//    every split's writes and the final sum's reads are whole 16-byte pieces whatever M and N
+//    are) into the stream workspace, and the last block of a tile to arrive (stream::last_split)
+//    adds them in split order (deterministic) and writes C.
 // auto takes the 64 x 64 tile for rung 24's small products with K of 49..128 (one or two stages
 // here, two to four of rung 24's); elsewhere it won where the paths auto takes were slow against
 // cuBLAS and lost about as often, bound by its element loads' instructions rather than the
@@ -57,6 +57,10 @@ constexpr int kWarpM = BM / kWarpsM;
 constexpr int kMf = kWarpM / 16;   // m16 fragments per warp
 constexpr int kSplitBlocksPerSm = 2;  // the split target: blocks per SM over the grid
 constexpr int kMaxSplits = 16;        // the last block adds at most 16 partial sums per output
+// K of at most this many stages is not split: timed by the GPU alone, the split's arrival and
+// sum cost more there than the stages they take off a block (docs/perf-notes.md, "Split counts
+// by GPU time").
+constexpr int kUnsplitStages = 4;
 
 // The instance's geometry for BN columns of C per block.
 template <int BN>
@@ -393,9 +397,12 @@ cudaError_t launch_small_mma(const Problem& p, cudaStream_t stream) {
   g.a_pairs = views::aligned(q.a, 4);
   g.b_pairs = views::aligned(q.b, 4);
   g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
-  const stream::Split sp = stream::plan_split(
-      tiles, q.k, BK, std::max<std::int64_t>(BK, ceil_div(q.k, std::int64_t{kMaxSplits})),
-      kSplitBlocksPerSm);
+  const stream::Split sp =
+      q.k <= kUnsplitStages * BK
+          ? stream::split_k_in(1, q.k, BK, BK)
+          : stream::plan_split(tiles, q.k, BK,
+                               std::max<std::int64_t>(BK, ceil_div(q.k, std::int64_t{kMaxSplits})),
+                               kSplitBlocksPerSm);
   g.k_chunk = sp.k_chunk;
   if (const cudaError_t e = stream::partial_sums(sp, tiles * BM * BN, tiles, stream, &g.partial,
                                                  &g.counters);
