@@ -80,11 +80,16 @@ def summarise(paths, worst):
         o, n = statistics.median(old["ms"]), statistics.median(new["ms"])
         no, nn = median_or_none(old["norm"]), median_or_none(new["norm"])
         table.append((key, old, new, n / o, nn / no if no and nn else None))
+    def label(key, old, new):
+        """The row's kernel: for auto, the kernel it chose (old -> new where the builds differ)."""
+        if key[-1] != "auto":
+            return key[-1]
+        o_k, n_k = "/".join(old["chosen"]), "/".join(new["chosen"])
+        return o_k if o_k == n_k else f"{o_k} -> {n_k}"
+
     for key, old, new, ratio, norm in table:
-        dtype, la, lb, lc, m, n, k, kernel = key
-        if kernel == "auto":  # the kernel auto chose; old -> new where the builds chose apart
-            o_k, n_k = "/".join(old["chosen"]), "/".join(new["chosen"])
-            kernel = o_k if o_k == n_k else f"{o_k} -> {n_k}"
+        dtype, la, lb, lc, m, n, k, _ = key
+        kernel = label(key, old, new)
 
         def us(values):
             v = median_or_none(values)
@@ -106,9 +111,9 @@ def summarise(paths, worst):
           f"({sum(x < 0.95 for x in normed)} below 0.95, {sum(x > 1.05 for x in normed)} above 1.05)"
           + (f"; auto chose another kernel on {moved}" if moved else ""))
     if worst:
-        ranked = sorted((t[4], t[0]) for t in table if t[4])
-        for norm, key in ranked[:worst] + ranked[-worst:]:
-            print(f"  norm {norm:.2f}  {' '.join(map(str, key))}")
+        ranked = sorted((t[4], t[0], label(t[0], t[1], t[2])) for t in table if t[4])
+        for norm, key, kernel in ranked[:worst] + ranked[-worst:]:
+            print(f"  norm {norm:.2f}  {' '.join(map(str, key[:-1]))} {kernel}")
 
 
 def main():

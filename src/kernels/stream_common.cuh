@@ -127,21 +127,28 @@ inline cudaError_t partial_sums(const Split& sp, std::int64_t outputs, std::int6
 // `gridDim.y` splits to arrive), which then adds every split's partial sums in split order (the
 // same order whichever block arrives last: deterministic) and finishes the outputs, reading the
 // partial sums with __ldcg (from L2, where the other blocks' writes are). The last arrival resets
-// the counter for the next launch on the stream. One thread fences, after the barrier that orders
+// the counter for the next launch on the stream. One thread arrives, after the barrier that orders
 // the block's writes before it (a fence in every thread cost more than the second launch saved:
 // docs/perf-notes.md, "One launch for split K").
-// arrive: the arrival itself, by the one thread that fences for its block (or, in the wgmma
-// kernels, its consumer warpgroup) after the barrier that orders their partial sums before it;
-// sets `last` (shared memory, read by the others after the next barrier) for the last of `splits`
-// arrivals on `counter`, which it leaves at zero.
+// arrive: the arrival itself, by one thread of the block (or, in the wgmma kernels, of its
+// consumer warpgroup) after the barrier that orders their partial sums before it; sets `last`
+// (shared memory, read by the others after the next barrier) for the last of `splits` arrivals on
+// `counter`, which it leaves at zero. The arrival is an acquire-release atomic at GPU scope: its
+// release orders the partial sums the barrier made this thread's before the count, its acquire
+// orders the last block's reads of the other splits' sums (its threads', after the next barrier)
+// after it; CUTLASS's split-K semaphore is the same handshake. In the SASS that is one
+// MEMBAR.ALL.GPU and an L1 invalidation, where __threadfence() on each side was two
+// MEMBAR.SC.GPU, a sequentially consistent fence this handshake does not need
+// (docs/perf-notes.md, "The split arrival's fences").
 template <class Flag>
 __device__ __forceinline__ void arrive(unsigned* counter, unsigned splits, Flag& last) {
-  __threadfence();  // the partial sums are visible GPU-wide before the arrival
-  last = atomicAdd(counter, 1u) == splits - 1;
-  if (last) {
-    *counter = 0u;    // every split has arrived: none reads it again in this launch
-    __threadfence();  // the other splits' partial sums are read after their arrivals
-  }
+  unsigned prior;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+               : "=r"(prior)
+               : "l"(counter)
+               : "memory");
+  last = prior == splits - 1;
+  if (last) *counter = 0u;  // every split has arrived: none reads it again in this launch
 }
 __device__ __forceinline__ bool last_split(unsigned* counters) {
   __shared__ bool last;
