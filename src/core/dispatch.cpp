@@ -170,6 +170,16 @@ enum class When : std::uint8_t {
   // pays its arrival, and its 32x32 tiles give fewer blocks (perf-notes.md, "Split counts by GPU
   // time").
   kTinyF32,
+  // fp32 K <= 8 over a mid-sized C (32768 < M x N <= 2^19, M and N over 1): rung 10's
+  // cute_simple, a thread per element of C and no shared memory. By the GPU's time it beat the
+  // split tiles auto took there on the random shapes of six seeds (31 rows moved, none slower;
+  // perf-notes.md, "fp32 rules by GPU time"); past 2^19 elements of C thin_k takes over.
+  kThinKMidF32,
+  // fp32 M or N of 5..8 against K >= 512, past rung 24's small products: rung 21's 8-column
+  // narrow kernel, which streams the wide operand once; by the GPU's time it beat the skinny and
+  // small split tiles there (4338 x 7 x 7846 at 1.21x cuBLAS where the skinny tile ran 0.47x;
+  // perf-notes.md, "fp32 rules by GPU time").
+  kNarrowTo8LongKF32,
   // A small product with K of 49..128 (16-bit types): rung 27's one launch on mma.sync, whose
   // one or two 64-k stages beat rung 24's 32-k stages there on the random shapes of three seeds,
   // in two runs; from K = 129 rung 24's finer split of K won, up to K = 48 it tied or won
@@ -192,7 +202,10 @@ struct Rule {
 
 // fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass; rung 17).
 //  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once.
-//  - a tiny product (kTinyF32): rung 2's 16x16 tile, no split.
+//  - a tiny product (kTinyF32): rung 2's 16x16 tile, no split; K <= 8 over a mid-sized C
+//    (kThinKMidF32): rung 10's cute_simple.
+//  - M or N of 5..8 against K >= 512 (kNarrowTo8LongKF32), after the small products: rung 21's
+//    8-column narrow kernel.
 //  - a small product (kSmallProduct): rung 24's one launch, which the launch itself bounds.
 //  - thin K (K <= 64) against a large C: the thin_k family, which writes C and little else.
 //  - narrow (M or N of at most 4): rung 21's narrow products, which stream the wide operand
@@ -223,7 +236,9 @@ struct Rule {
 constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kTinyF32, BNeeds::kAny, "smem_tiled", 16, 16, 16, false, ""},
+    {When::kThinKMidF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
+    {When::kNarrowTo8LongKF32, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
     {When::kThinKStripF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kF32InKernelAnyPitch64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs_ra"},
     {When::kF32InKernelAnyPitch, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs_ra"},
@@ -509,6 +524,11 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     }
     case When::kTinyF32:
       return p.m > 1 && p.n > 1 && p.k <= 128 && p.m * p.n <= 32768;
+    case When::kThinKMidF32:
+      return p.m > 1 && p.n > 1 && p.k <= 8 && p.m * p.n > 32768 &&
+             p.m * p.n <= (std::int64_t{1} << 19);
+    case When::kNarrowTo8LongKF32:
+      return std::min(p.m, p.n) >= 5 && std::min(p.m, p.n) <= 8 && p.k >= 512;
     case When::kSmallProductMidK:
       return p.k >= 49 && p.k <= 128 && holds(When::kSmallProduct, p, sms);
     case When::kAlways:

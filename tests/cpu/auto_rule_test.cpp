@@ -262,13 +262,14 @@ TEST(AutoRule, Fp32MathEnvironmentNote) {
 }
 
 TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
-  // M or N of 2..4: narrow_n4 at any K, in both orientations and B layouts; wider, the SIMT
-  // tiles (as fast or faster on the random shapes)
+  // M or N of 2..4: narrow_n4 at any K, in both orientations and B layouts; 5..8 against
+  // K >= 512 narrow_n8 (FiveToEightColumnsAgainstALongKInF32TakeNarrowN8); wider, the SIMT tiles
   for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
     EXPECT_EQ(chosen(2394, 3, 4182, lb), "narrow_n4");
     EXPECT_EQ(chosen(2, 8192, 8192, lb), "narrow_n4");
     EXPECT_EQ(chosen(4, 4, 8191, lb), "narrow_n4");  // K past rung 24's small products
-    EXPECT_TRUE(starts_with(chosen(6, 2834, 1188, lb), "tuned_")) << chosen(6, 2834, 1188, lb);
+    EXPECT_EQ(chosen(6, 2834, 1188, lb), "narrow_n8");
+    EXPECT_TRUE(starts_with(chosen(6, 2834, 500, lb), "tuned_")) << chosen(6, 2834, 500, lb);
     EXPECT_TRUE(starts_with(chosen(9, 4096, 4096, lb), "tuned_skinny_"));
   }
 }
@@ -291,7 +292,7 @@ TEST(AutoRule, SmallProductsTakeRung24) {
     SCOPED_TRACE(gemm_types_name(t));
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
              {24, 28, 2637}, {5, 9, 187}, {1025, 125, 46}, {89, 20, 170},
-             {137, 252, 6}, {16, 103, 1440}, {64, 64, 2048}}) {
+             {137, 252, 9}, {16, 103, 1440}, {64, 64, 2048}}) {
       EXPECT_EQ(pick(s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
     }
     // not: a K past 4096, more 32x32 tiles than SMs (1056 x 160: 165), 2^24 multiply-adds or
@@ -366,6 +367,40 @@ TEST(AutoRule, TinyF32ProductsTakeRung2) {
                       GemmTypes{DType::kF16, DType::kF32}}) {
     EXPECT_NE(pick(t, 9, 11, 66), "smem_tiled_t16") << gemm_types_name(t);
   }
+}
+
+// fp32 K <= 8 over 32768 < M x N <= 2^19 takes rung 10's cute_simple (when CuTe is built), ahead
+// of rung 24's small products; K of 9, M x N past either bound or another type does not.
+TEST(AutoRule, ThinKOverMidSizedCInF32TakesCuteSimple) {
+  if (find_kernel("cute_simple") == nullptr) GTEST_SKIP() << "built without CuTe";
+  for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+           {860, 438, 5}, {2646, 35, 3}, {21, 5572, 4}, {104, 456, 3}, {128, 2288, 4},
+           {512, 1024, 8}}) {
+    EXPECT_EQ(chosen(s[0], s[1], s[2]), "cute_simple") << s[0] << "x" << s[1] << "x" << s[2];
+  }
+  for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+           {860, 438, 9}, {128, 256, 8}, {1024, 1024, 4}, {1, 40000, 4}}) {
+    EXPECT_NE(chosen(s[0], s[1], s[2]), "cute_simple") << s[0] << "x" << s[1] << "x" << s[2];
+  }
+  alignas(16) static std::uint16_t buf16[64];
+  const KernelInfo* bf16 = select_kernel(
+      Problem::make_typed(860, 438, 5, GemmTypes{DType::kBF16, DType::kBF16}, buf16, buf16, buf16),
+      90);
+  ASSERT_NE(bf16, nullptr);
+  EXPECT_NE(bf16->name, "cute_simple");
+}
+
+// fp32 M or N of 5..8 against K >= 512, past rung 24's small products, takes rung 21's 8-column
+// narrow kernel; a K of 511, 9 columns or a small product does not.
+TEST(AutoRule, FiveToEightColumnsAgainstALongKInF32TakeNarrowN8) {
+  for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+           {4338, 7, 7846}, {6, 2834, 1188}, {2537, 8, 5058}, {2609, 6, 562}, {5, 30, 7193}}) {
+    EXPECT_EQ(chosen(s[0], s[1], s[2]), "narrow_n8") << s[0] << "x" << s[1] << "x" << s[2];
+  }
+  EXPECT_NE(chosen(4338, 7, 511), "narrow_n8");
+  EXPECT_NE(chosen(4338, 9, 7846), "narrow_n8");
+  EXPECT_EQ(chosen(8, 5, 1283), "small_32x32x32");  // a small product stays with rung 24
+  EXPECT_EQ(chosen(4338, 4, 7846), "narrow_n4");
 }
 
 TEST(AutoRule, UnalignedLeadingDimensionsTakeTheAnyAlignTwin) {
