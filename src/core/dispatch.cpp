@@ -185,6 +185,11 @@ enum class When : std::uint8_t {
   // in two runs; from K = 129 rung 24's finer split of K won, up to K = 48 it tied or won
   // (perf-notes.md, "Rung 27").
   kSmallProductMidK,
+  // A short K (<= 64) under a long thin C (M or N of 2..32, the other 4096..8192, one wave of
+  // 64-line tiles), 16-bit types: rung 27's 64x64 tile, one stage of 64 k a tile and no split. By the GPU's time it beat the
+  // narrow, thin-K and wgmma paths auto took there on the random shapes of six seeds (17 rows
+  // moved, none slower; perf-notes.md, "bf16 rules by GPU time").
+  kShortKThinC16,
   kAlways,
 };
 enum class BNeeds : std::uint8_t { kAny, kRowMajor, kColMajor };
@@ -309,6 +314,7 @@ constexpr Rule kTensorRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kSmallProductMidK, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
+    {When::kShortKThinC16, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
     {When::kThinKStripAligned, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kOffSectorCopiesWave, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
     {When::kOffSectorCopies, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
@@ -529,6 +535,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
              p.m * p.n <= (std::int64_t{1} << 19);
     case When::kNarrowTo8LongKF32:
       return std::min(p.m, p.n) >= 5 && std::min(p.m, p.n) <= 8 && p.k >= 512;
+    case When::kShortKThinC16:
+      return p.k <= 64 && std::max(p.m, p.n) >= 4096 && std::max(p.m, p.n) <= 8192 &&
+             std::min(p.m, p.n) >= 2 && std::min(p.m, p.n) <= 32;
     case When::kSmallProductMidK:
       return p.k >= 49 && p.k <= 128 && holds(When::kSmallProduct, p, sms);
     case When::kAlways:

@@ -403,6 +403,32 @@ TEST(AutoRule, FiveToEightColumnsAgainstALongKInF32TakeNarrowN8) {
   EXPECT_EQ(chosen(4338, 4, 7846), "narrow_n4");
 }
 
+// bf16 and f16: K <= 64 under a C of 2..32 by 4096..8192 takes rung 27's 64x64 tile (after the
+// small products); a K of 65, a C of 33 lines, 4095 long (a small product: rung 24 at K 48) or
+// 8193 long, and fp32 or tf32 do not.
+TEST(AutoRule, ShortKUnderALongThinCTakesRung27In16BitTypes) {
+  alignas(16) static std::uint16_t buf16[64];
+  for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
+                      GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
+    const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
+    void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
+    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+      const KernelInfo* k_ = select_kernel(Problem::make_typed(m, n, k, t, buf, buf, buf), 90);
+      return k_ == nullptr ? std::string("(none)") : k_->name;
+    };
+    SCOPED_TRACE(gemm_types_name(t));
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+             {2, 8054, 17}, {4337, 2, 18}, {7135, 8, 56}, {6174, 8, 12}, {32, 4096, 64}}) {
+      EXPECT_EQ(pick(s[0], s[1], s[2]) == "small_mma_64x64", !wide)
+          << s[0] << "x" << s[1] << "x" << s[2] << ": " << pick(s[0], s[1], s[2]);
+    }
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+             {7135, 8, 65}, {33, 4096, 64}, {32, 4095, 48}, {8, 8193, 32}}) {
+      EXPECT_NE(pick(s[0], s[1], s[2]), "small_mma_64x64") << s[0] << "x" << s[1] << "x" << s[2];
+    }
+  }
+}
+
 TEST(AutoRule, UnalignedLeadingDimensionsTakeTheAnyAlignTwin) {
   // 4095 x 4095 row-major B: rows of 4095 floats, not 16-byte multiples
   EXPECT_TRUE(starts_with(chosen(4095, 4095, 4095), "tuned_large_128x256x8_"));
