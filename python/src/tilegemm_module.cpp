@@ -777,8 +777,8 @@ NB_MODULE(_tilegemm, m) {
   m.def("verify_json", &verify_json, "kernels"_a, "dtype"_a, "out_dtype"_a, "shapes"_a.none(),
         "fuzz"_a, "seed"_a, "alpha"_a, "beta"_a, "layouts"_a, "pads"_a, "progress"_a.none());
   m.def("bench_json", &bench_json, "kernels"_a, "shapes"_a, "dtype"_a, "out_dtype"_a, "alpha"_a,
-        "beta"_a, "layouts"_a, "pads"_a, "warmup"_a, "reps"_a, "rounds"_a, "cold"_a, "block"_a, "seed"_a,
-        "command"_a, "progress"_a.none());
+        "beta"_a, "layouts"_a, "pads"_a, "warmup"_a, "reps"_a, "rounds"_a, "cold"_a, "block"_a,
+        "seed"_a, "command"_a, "progress"_a.none());
   m.def("analyze", &analyze, "m"_a, "n"_a, "k"_a, "tile"_a, "kernel"_a, "dtype"_a, "out_dtype"_a,
         "layouts"_a, "device"_a, "regs"_a, "format"_a);
   m.def("set_fp32_math_3xtf32", [](bool three_tf32) {

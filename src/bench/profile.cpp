@@ -212,9 +212,9 @@ std::vector<std::string> ncu_command(const std::string& ncu, const std::string& 
     argv.push_back(s.to_string());
   }
   // --no-block: ncu serializes launches, so a blocking kernel would only wait out its timeout.
-  const std::vector<std::string> fixed_flags = {
-      "--warmup", "1",    "--reps",   "1",       "--rounds",  "1",
-      "--nvtx",   "--no-block", "--format", "json", "--output", bench_json};
+  const std::vector<std::string> fixed_flags = {"--warmup", "1",    "--reps",   "1",
+                                                "--rounds", "1",    "--nvtx",   "--no-block",
+                                                "--format", "json", "--output", bench_json};
   argv.insert(argv.end(), fixed_flags.begin(), fixed_flags.end());
   if (request.types != GemmTypes{}) {
     argv.insert(argv.end(), {"--dtype", dtype_name(request.types.ab), "--dtype-c",

@@ -83,18 +83,15 @@ std::string stopping_rule_text(const TimingOptions& t) {
 }
 
 std::string settings_line(const BenchReport& r) {
-  std::string line = "warmup " + std::to_string(r.timing.warmup) + ", reps " +
-                     std::to_string(r.timing.reps) +
-                     (r.timing.rounds > 1 ? " x " + std::to_string(r.timing.rounds) +
-                                                " interleaved rounds"
-                                          : std::string()) +
-                     stopping_rule_text(r.timing) +
-                     ", L2 " +
-                     (r.timing.cold ? "flushed before each launch" : "warm") +
-                     (r.timing.block ? ", launches queued behind a blocking kernel"
-                                     : ", launches timed as the host enqueues them") +
-                     ", seed " +
-                     std::to_string(r.seed);
+  std::string line =
+      "warmup " + std::to_string(r.timing.warmup) + ", reps " + std::to_string(r.timing.reps) +
+      (r.timing.rounds > 1 ? " x " + std::to_string(r.timing.rounds) + " interleaved rounds"
+                           : std::string()) +
+      stopping_rule_text(r.timing) + ", L2 " +
+      (r.timing.cold ? "flushed before each launch" : "warm") +
+      (r.timing.block ? ", launches queued behind a blocking kernel"
+                      : ", launches timed as the host enqueues them") +
+      ", seed " + std::to_string(r.seed);
   if (!r.rows.empty()) {
     const BenchRow& first = r.rows.front();
     line += ", alpha " + shortest_text(first.alpha) + ", beta " + shortest_text(first.beta) +

@@ -186,9 +186,9 @@ enum class When : std::uint8_t {
   // (perf-notes.md, "Rung 27").
   kSmallProductMidK,
   // A short K (<= 64) under a long thin C (M or N of 2..32, the other 4096..8192, one wave of
-  // 64-line tiles), 16-bit types: rung 27's 64x64 tile, one stage of 64 k a tile and no split. By the GPU's time it beat the
-  // narrow, thin-K and wgmma paths auto took there on the random shapes of six seeds (17 rows
-  // moved, none slower; perf-notes.md, "bf16 rules by GPU time").
+  // 64-line tiles), 16-bit types: rung 27's 64x64 tile, one stage of 64 k a tile and no split.
+  // By the GPU's time it beat the narrow, thin-K and wgmma paths auto took there on the random
+  // shapes of six seeds (17 rows moved, none slower; perf-notes.md, "bf16 rules by GPU time").
   kShortKThinC16,
   kAlways,
 };
@@ -209,9 +209,8 @@ struct Rule {
 //  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once.
 //  - a tiny product (kTinyF32): rung 2's 16x16 tile, no split; K <= 8 over a mid-sized C
 //    (kThinKMidF32): rung 10's cute_simple.
-//  - M or N of 5..8 against K >= 512 (kNarrowTo8LongKF32), after the small products: rung 21's
-//    8-column narrow kernel.
 //  - a small product (kSmallProduct): rung 24's one launch, which the launch itself bounds.
+//  - M or N of 5..8 against K >= 512 (kNarrowTo8LongKF32): rung 21's 8-column narrow kernel.
 //  - thin K (K <= 64) against a large C: the thin_k family, which writes C and little else.
 //  - narrow (M or N of at most 4): rung 21's narrow products, which stream the wide operand
 //    once; with 5..16 columns the SIMT skinny and small tiles were as fast or faster on the

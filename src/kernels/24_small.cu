@@ -17,9 +17,9 @@
 //    (two shared buffers, one barrier per stage).
 //  - K of more than four stages split over blocks (grid y) until about two blocks per SM are
 //    busy, bounded so that the last block's sum stays short (at most kMaxLastSum partial sums
-//    per thread). Each split
-//    writes its partial sums into the stream workspace; the last block of a tile to arrive
-//    (stream::last_split) adds them in split order (deterministic) and writes C.
+//    per thread). Each split writes its partial sums into the stream workspace; the last block
+//    of a tile to arrive (stream::last_split) adds them in split order (deterministic) and
+//    writes C.
 //  - fp32 accumulation; tf32 problems are computed in fp32 (more precise than asked, as rungs
 //    17-21).
 #include <cuda_bf16.h>

@@ -73,9 +73,9 @@ TEST_F(TimerTest, ACallThatWaitsForTheGpuUnderAHoldFailsAfterTheTimeout) {
   Timer timer(o, 0);
   ASSERT_TRUE(timer.init_status().ok()) << timer.init_status().message();
   std::vector<float> samples;
-  const Status s = timer.sample(
-      [](cudaStream_t st) { return from_cuda_error(cudaStreamSynchronize(st)); }, stream_,
-      &samples);
+  const Status s =
+      timer.sample([](cudaStream_t st) { return from_cuda_error(cudaStreamSynchronize(st)); },
+                   stream_, &samples);
   EXPECT_EQ(s.code(), StatusCode::kCudaError);
   EXPECT_EQ(s.cuda_error(), cudaErrorTimeout) << s.message();
   // The next row starts clean: a launch that does not wait is timed.
