@@ -203,9 +203,8 @@ Status Timer::sample(const LaunchFn& launch, cudaStream_t stream, std::vector<fl
       }
       // The host releases the hold at the end of this iteration, once the stop event is
       // enqueued, or on the way out of a failed launch.
-      HoldRelease release(hold_, hold_ticket_ + 1);
+      HoldRelease release(hold_, hold_ != nullptr ? ++hold_ticket_ : 0);
       if (hold_ != nullptr) {
-        ++hold_ticket_;
         const auto timeout_ns = static_cast<unsigned long long>(options_.block_timeout_s * 1e9);
         if (Status s = cuda_status(enqueue_hold(stream, hold_, hold_ticket_, timeout_ns));
             !s.ok()) {

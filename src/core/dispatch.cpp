@@ -165,20 +165,18 @@ enum class When : std::uint8_t {
   // the tensor cores; K of 1 or 2 over many tiles lost to thin_k).
   kSmallProduct,
   // A tiny fp32 product: M and N over 1, K <= 128 and M x N <= 32768: rung 2's 16x16 shared-
-  // memory tile, a block per 256 outputs walking the whole K, no split. Timed by the GPU alone
-  // it beat rung 24 and cuBLAS there on the random shapes of three seeds: rung 24 splits K and
-  // pays its arrival, and its 32x32 tiles give fewer blocks (perf-notes.md, "Split counts by GPU
-  // time").
+  // memory tile, a block per 256 outputs walking the whole K, no split. Rung 24 splits K there
+  // and pays the split's arrival and sum, and its 32x32 tiles give fewer blocks
+  // (perf-notes.md, "Split counts by GPU time").
   kTinyF32,
   // fp32 K <= 8 over a mid-sized C (32768 < M x N <= 2^19, M and N over 1): rung 10's
-  // cute_simple, a thread per element of C and no shared memory. By the GPU's time it beat the
-  // split tiles auto took there on the random shapes of six seeds (31 rows moved, none slower;
-  // perf-notes.md, "fp32 rules by GPU time"); past 2^19 elements of C thin_k takes over.
+  // cute_simple, a thread per element of C and no shared memory, where the split tiles pay a
+  // split for a K that needs none; past 2^19 elements of C thin_k takes over (perf-notes.md,
+  // "fp32 rules by GPU time").
   kThinKMidF32,
   // fp32 M or N of 5..8 against K >= 512, past rung 24's small products: rung 21's 8-column
-  // narrow kernel, which streams the wide operand once; by the GPU's time it beat the skinny and
-  // small split tiles there (4338 x 7 x 7846 at 1.21x cuBLAS where the skinny tile ran 0.47x;
-  // perf-notes.md, "fp32 rules by GPU time").
+  // narrow kernel, which streams the wide operand once where the skinny and small tiles compute
+  // mostly zero rows (perf-notes.md, "fp32 rules by GPU time").
   kNarrowTo8LongKF32,
   // A small product with K of 49..128 (16-bit types): rung 27's one launch on mma.sync, whose
   // one or two 64-k stages beat rung 24's 32-k stages there on the random shapes of three seeds,
@@ -186,9 +184,8 @@ enum class When : std::uint8_t {
   // (perf-notes.md, "Rung 27").
   kSmallProductMidK,
   // A short K (<= 64) under a long thin C (M or N of 2..32, the other 4096..8192, one wave of
-  // 64-line tiles), 16-bit types: rung 27's 64x64 tile, one stage of 64 k a tile and no split.
-  // By the GPU's time it beat the narrow, thin-K and wgmma paths auto took there on the random
-  // shapes of six seeds (17 rows moved, none slower; perf-notes.md, "bf16 rules by GPU time").
+  // 64-line tiles), 16-bit types: rung 27's 64x64 tile, one stage of 64 k a tile and no split,
+  // ahead of the narrow, thin-K and wgmma paths (perf-notes.md, "bf16 rules by GPU time").
   kShortKThinC16,
   kAlways,
 };

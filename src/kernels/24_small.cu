@@ -42,10 +42,6 @@ constexpr int kBlocksPerSm = 2;   // the split target: blocks per SM over the wh
 constexpr int kPad = 4;           // floats past each stage line (keeps 16-byte reads aligned)
 // The most partial sums a thread of the last block to arrive adds.
 constexpr std::int64_t kMaxLastSum = 64;
-// K of at most this many stages is not split: timed by the GPU alone, the split's arrival and
-// sum cost more there than the stages they take off a block (docs/perf-notes.md, "Split counts
-// by GPU time").
-constexpr std::int64_t kUnsplitStages = 4;
 
 struct SmallArgs : StridedProblem {
   int tiles_n;
@@ -255,11 +251,11 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const Sma
   }
 }
 
-// K per split: none up to kUnsplitStages stages; past that stream::plan_split's (about
+// K per split: none up to stream::kUnsplitStages stages; past that stream::plan_split's (about
 // kBlocksPerSm blocks per SM over the tiles, whole stages of bk), with splits of at least
 // ceil(k / cap) so that the last block adds at most kMaxLastSum partial sums per thread.
 stream::Split plan_split(std::int64_t tiles, std::int64_t k, int bk, std::int64_t tile_outputs) {
-  if (k <= kUnsplitStages * bk) return stream::split_k_in(1, k, bk, bk);
+  if (stream::short_k(k, bk)) return stream::whole_k(k, bk);
   const std::int64_t cap =
       std::max<std::int64_t>(1, kMaxLastSum / views::ceil_div(tile_outputs, kThreads));
   return stream::plan_split(tiles, k, bk, std::max<std::int64_t>(bk, views::ceil_div(k, cap)),

@@ -86,6 +86,12 @@ inline Split split_k_in(std::int64_t s, std::int64_t k, int vec_width,
   const std::int64_t chunk = views::round_up(views::ceil_div(k, s), vec_width);
   return Split{static_cast<int>(views::ceil_div(k, chunk)), static_cast<int>(chunk)};
 }
+// The one-launch small kernels (rungs 24 and 27) leave a K of at most kUnsplitStages of their
+// stages unsplit: there the split's arrival and sum cost more than the stages they take off a
+// block (docs/perf-notes.md, "Split counts by GPU time").
+constexpr std::int64_t kUnsplitStages = 4;
+inline bool short_k(std::int64_t k, int stage_k) { return k <= kUnsplitStages * stage_k; }
+inline Split whole_k(std::int64_t k, int stage_k) { return split_k_in(1, k, stage_k, stage_k); }
 // Enough blocks (`blocks_per_sm` per SM over `tiles` output blocks) to keep every SM streaming,
 // each split at least min_split_k elements of K and a multiple of vec_width.
 inline Split plan_split(std::int64_t tiles, std::int64_t k, int vec_width, std::int64_t min_split_k,

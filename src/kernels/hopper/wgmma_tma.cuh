@@ -1842,13 +1842,11 @@ constexpr double kResidueTileBytesPerNs = 40.0;
 // second kernel over the whole GPU. In the kernel the last split's consumers read the splits'
 // parts one batch after another, each batch an L2 round trip (a batch: two splits of a
 // 64-column consumer, one of a 128-column one, half of a 256-column one), which the GPU's time
-// pays serially; the second kernel costs a launch, which a host-bound call pays. Measured
-// (docs/perf-notes.md, "Split K summed in the kernel" and "Split counts by GPU time"): timed
-// with the host in it, one-consumer (64-row) tiles ran faster with the sum in the kernel up to 8
-// batches; timed by the GPU alone (a blocking kernel ahead of each launch), up to 4 batches the
-// two ways tied and at 8 the second kernel was 1.1-1.5 us faster. Two-consumer (128-row) tiles
-// were slower at 4 and 8 either way, and rung 22's in-kernel split (Config::kSplit3) slower at 8
-// and 9. So: one-consumer tiles up to kSumMaxBatches (8 splits of 64 columns, 4 of 128).
+// pays serially; the second kernel costs a launch and spreads the sum over the GPU. So the sum
+// is in the kernel only on one-consumer (64-row) tiles, and only up to kSumMaxBatches batches
+// (8 splits of 64 columns, 4 of 128), where the serial batches cost no more than the second
+// kernel; past that, and on two-consumer tiles, the second kernel is the faster (docs/perf-
+// notes.md, "Split K summed in the kernel" and "Split counts by GPU time").
 constexpr int kSumMaxBatches = 4;
 struct SplitPlan {
   int splits;

@@ -57,10 +57,6 @@ constexpr int kWarpM = BM / kWarpsM;
 constexpr int kMf = kWarpM / 16;   // m16 fragments per warp
 constexpr int kSplitBlocksPerSm = 2;  // the split target: blocks per SM over the grid
 constexpr int kMaxSplits = 16;        // the last block adds at most 16 partial sums per output
-// K of at most this many stages is not split: timed by the GPU alone, the split's arrival and
-// sum cost more there than the stages they take off a block (docs/perf-notes.md, "Split counts
-// by GPU time").
-constexpr int kUnsplitStages = 4;
 
 // The instance's geometry for BN columns of C per block.
 template <int BN>
@@ -398,8 +394,8 @@ cudaError_t launch_small_mma(const Problem& p, cudaStream_t stream) {
   g.b_pairs = views::aligned(q.b, 4);
   g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
   const stream::Split sp =
-      q.k <= kUnsplitStages * BK
-          ? stream::split_k_in(1, q.k, BK, BK)
+      stream::short_k(q.k, BK)
+          ? stream::whole_k(q.k, BK)
           : stream::plan_split(tiles, q.k, BK,
                                std::max<std::int64_t>(BK, ceil_div(q.k, std::int64_t{kMaxSplits})),
                                kSplitBlocksPerSm);
