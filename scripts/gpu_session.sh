@@ -9,7 +9,8 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        table-random, write-rate, short-off, split-sum, block, ab (this build against $BIN/tilegemm_old), and
+#        table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random (this
+#        build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -1219,6 +1220,49 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       done
       # Per shape the medians of each build and new over old, also over cuBLAS in the same run.
       python3 scripts/ab_summary.py --worst 3 "$R"/"${TAG}"_ab_*.json | tee -a "$summary"
+      ;;
+    ab-random)
+      # This build against $BIN/tilegemm_old on the issue's random shapes: auto by its rules
+      # alone (tune cache off), bench --random 100 of each seed of AB_SEEDS (default 7 11 3 and
+      # the held-out 5 13 21) in each of AB_TYPES, the builds alternating AB_REPS times (default
+      # 2); summarised per shape by scripts/ab_summary.py.
+      old_tg="$(cd "$BIN" && pwd)/tilegemm_old"
+      if [ ! -x "$old_tg" ]; then
+        note "step ab-random: no $BIN/tilegemm_old to compare with"
+        continue
+      fi
+      for rep in $(seq "${AB_REPS:-2}"); do
+        for v in old new; do
+          T="$TG"
+          [ $v = old ] && T="$old_tg"
+          for ab in ${AB_TYPES:-bf16 f32}; do
+            for seed in ${AB_SEEDS:-7 11 3 5 13 21}; do
+              TILEGEMM_TUNE_CACHE=off run_step "rs_${v}_${rep}_${ab}_s$seed" \
+                bash -c 'cd "$1" && shift && "$@"' _ "$R" "$T" bench --rounds 3 --reps 20 \
+                --warmup 5 --kernels auto --dtype "$ab" --random 100 --seed "$seed" \
+                --max-size 8192 --format json --output "${TAG}_rs_${v}_${rep}_${ab}_s$seed.json"
+            done
+          done
+        done
+      done
+      python3 scripts/ab_summary.py --worst 6 "$R"/"${TAG}"_rs_*.json | tail -14 | tee -a "$summary"
+      ;;
+    cluster-split)
+      # Split K in a thread-block cluster (rung 24, gemv's short columns; perf-notes.md, "Split K
+      # in a cluster"): tilegemm verify over every type, five layout mixes, beta 0 and 0.5 at odd
+      # and 16-byte pitches, on shapes that take the cluster and shapes that do not; memcheck,
+      # racecheck and synccheck in bf16 and fp32.
+      verify_matrix cluster_split 'gemv,small_32x32x32,small_64x64x32' "$EVERY_TYPE" \
+        "0 0,0,0;0.5 1,2,3" 16x103x1440 65x25x1311 148x8x1989 1x4x5018 16x1x3000 8x1x1616 \
+        340x1x240 320x640x8192
+      for tool in memcheck racecheck synccheck; do
+        for ab in bf16 f32; do
+          sanitize_verify sanitize_cluster_split.log "$tool" 'gemv,small_32x32x32,small_64x64x32' \
+            "$ab" "col row col" 1,1,1 16x103x1440 65x25x1311 1x4x5018 16x1x3000
+        done
+      done
+      grep -c "^ok " "$R/sanitize_cluster_split.log" |
+        sed "s/^/sanitize cluster_split runs clean: /" | tee -a "$summary"
       ;;
     ncu-tensor)
       # The tensor-core rungs and cuBLAS's kernel at 4096^3 bf16 under ncu: speed of light,

@@ -16,7 +16,9 @@
 //    stream workspace, and the block that completes a row block's last split adds them in split
 //    order (deterministic: the same result every run) and applies alpha and beta, in the same
 //    launch (stream::last_split: a second kernel cost a launch on problems this small). The
-//    column kernel splits only as far as that block's sum stays short (or 2 blocks per SM).
+//    column kernel splits only as far as that block's sum stays short (or 2 blocks per SM). A
+//    short column's splits, where they fit one thread-block cluster, are that cluster instead and
+//    add their sums through shared memory (cluster_split.cuh).
 //  - Any alignment: the 16-byte path runs where A's base, its leading dimension and x allow it,
 //    element loads (still coalesced) elsewhere. fp32 accumulation in every type; tf32 problems are
 //    computed in fp32 (more precise than asked; the matrix stream, not the math, sets the speed).
@@ -28,6 +30,7 @@
 #include <cstdint>
 
 #include "../core/device_runtime.hpp"
+#include "cluster_split.cuh"
 #include "common.cuh"
 #include "families.hpp"
 #include "stream_common.cuh"
@@ -55,6 +58,7 @@ struct GemvArgs {
   float* partial;      // partial sums (splits > 1): splits x m (rows), runs of R (columns)
   unsigned* counters;  // an arrival counter per row block (splits > 1)
   int vec;             // 16-byte loads of A (and of x in the row-major kernel) are aligned
+  int clustered;       // the splits of an output block are one cluster (cluster_split.cuh)
 };
 
 using stream::Load;
@@ -268,6 +272,18 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
   // (x gridDim.y + y) R, so that the last block to arrive reads every split's run in 16-byte
   // pieces.
   const unsigned splits = gridDim.y;
+  if (g.clustered) {
+    // The block's sums of its rows inside M, added over the cluster's splits.
+    __shared__ float mine[R];
+    for (int r = static_cast<int>(threadIdx.x); r < live; r += kThreads) {
+      float s = 0.0f;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) s += sums[w][r];
+      mine[r] = s;
+    }
+    cluster::sum_over_cluster(mine, live, [&](int e, float s) { finish<CT>(g, block_row + e, s); });
+    return;
+  }
   float* const runs = g.partial + static_cast<std::int64_t>(blockIdx.x) * splits * R;
   for (int r = static_cast<int>(threadIdx.x); r < staged; r += kThreads) {
     const int row = block_row + r;
@@ -356,28 +372,33 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
       std::max(kMaxColSum * kThreads / col_groups, ceil_div(2LL * runtime::sm_count(), tiles));
   // A short M's warp step covers 32 / column_lanes columns: a split of at least one unrolled
   // round of them.
-  const std::int64_t col_round = kUnroll * kWarps * (32 / column_lanes(block_rows, V));
+  const int block_lanes = column_lanes(block_rows, V);
+  const std::int64_t col_round = kUnroll * kWarps * (32 / block_lanes);
   // 8 blocks of 256 threads fill an SM.
-  const stream::Split sp =
+  stream::Split sp =
       rows ? stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8)
-           : stream::plan_split(tiles, q.k, kWarps,
-                                std::max(col_round, ceil_div(q.k, col_cap)), 8);
+           : stream::plan_split(tiles, q.k, kWarps, std::max(col_round, ceil_div(q.k, col_cap)), 8);
+  // A short column's splits (the column kernel's, at most 16 V rows) as one cluster where they
+  // fit one as planned; elsewhere the cluster measured no faster, or slower: the row kernel, full
+  // row blocks, splits cut to a cluster's size (docs/perf-notes.md, "Split K in a cluster").
+  static cluster::ClusterFit cols_fit;
+  const auto kernel = rows ? &gemv_rows_kernel<E, CT> : &gemv_cols_kernel<E, CT>;
+  const bool clustered = !rows && block_lanes < 32 &&
+                         cluster::plan(sp, tiles, q.k, kWarps, col_round, 1,
+                                       reinterpret_cast<const void*>(kernel), kThreads, cols_fit);
+  g.clustered = clustered ? 1 : 0;
   g.k_chunk = sp.k_chunk;
   // Partial sums: splits x M for the row kernel, a run of a block's rows per split and row block
   // for the column kernel.
   const std::int64_t outputs = rows ? q.m : tiles * 32 * V * kColPieces;
-  if (cudaError_t err =
-          stream::partial_sums(sp, outputs, tiles, stream, &g.partial, &g.counters);
-      err != cudaSuccess) {
-    return err;
+  if (!clustered) {
+    if (cudaError_t err = stream::partial_sums(sp, outputs, tiles, stream, &g.partial, &g.counters);
+        err != cudaSuccess) {
+      return err;
+    }
   }
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits));
-  if (rows) {
-    gemv_rows_kernel<E, CT><<<grid, kThreads, 0, stream>>>(g);
-  } else {
-    gemv_cols_kernel<E, CT><<<grid, kThreads, 0, stream>>>(g);
-  }
-  return cudaGetLastError();
+  return cluster::launch(kernel, grid, kThreads, stream, clustered, g);
 }
 
 cudaError_t launch_gemv(const Problem& p, cudaStream_t stream) {
@@ -414,7 +435,8 @@ void register_gemv(Registry& r) {
       "M = 1 or N = 1: the matrix streamed once with 16-byte loads, a warp per row (K "
       "contiguous) or 16 bytes of rows per lane (M contiguous; a short column takes only the "
       "lanes its rows need, several columns a warp step), K split over blocks when the rows are "
-      "too few, added in split order by the last block of each row block (one launch, "
+      "too few, added in split order through shared memory where a short column's splits are "
+      "one thread-block cluster, else by the last block of each row block (one launch, "
       "deterministic); every type, fp32 accumulation";
   k.can_implement = can_implement_gemv;
   k.launch = launch_gemv;

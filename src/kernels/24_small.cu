@@ -17,9 +17,12 @@
 //    (two shared buffers, one barrier per stage).
 //  - K of more than four stages split over blocks (grid y) until about two blocks per SM are
 //    busy, bounded so that the last block's sum stays short (at most kMaxLastSum partial sums
-//    per thread). Each split writes its partial sums into the stream workspace; the last block
-//    of a tile to arrive (stream::last_split) adds them in split order (deterministic) and
-//    writes C.
+//    per thread). Where a tile's splits fit one thread-block cluster (cut to its size where they
+//    are at most kClusterLengthening times as many) and the grid's clusters are all resident at
+//    once, they are that cluster: each leaves its partial sums in shared memory and the cluster
+//    adds them in split order (cluster_split.cuh). Elsewhere each split writes its partial sums
+//    into the stream workspace; the last block of a tile to arrive (stream::last_split) adds them
+//    in split order. Either way deterministic, one launch.
 //  - fp32 accumulation; tf32 problems are computed in fp32 (more precise than asked, as rungs
 //    17-21).
 #include <cuda_bf16.h>
@@ -29,6 +32,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cluster_split.cuh"
 #include "common.cuh"
 #include "families.hpp"
 #include "stream_common.cuh"
@@ -42,12 +46,16 @@ constexpr int kBlocksPerSm = 2;   // the split target: blocks per SM over the wh
 constexpr int kPad = 4;           // floats past each stage line (keeps 16-byte reads aligned)
 // The most partial sums a thread of the last block to arrive adds.
 constexpr std::int64_t kMaxLastSum = 64;
+// A split of up to this many times a cluster's largest size is cut to one cluster, each split
+// that much longer (docs/perf-notes.md, "Split K in a cluster").
+constexpr int kClusterLengthening = 4;
 
 struct SmallArgs : StridedProblem {
   int tiles_n;
   int k_chunk;         // K per split, a multiple of the stage's K
   float* partial;      // splits x m x n partial sums (splits > 1)
   unsigned* counters;  // an arrival counter per tile (splits > 1)
+  int clustered;       // the splits of a tile are one cluster (cluster_split.cuh)
 };
 
 // One element's storage bits, loaded through the read-only path, and their fp32 value: a stage's
@@ -182,6 +190,28 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) small_kernel(const Sma
     buf ^= 1;
   }
 
+  if (g.clustered) {
+    // The tile's partial sums (its rows and columns inside C, packed) in the stage buffers, free
+    // once every thread is past the last stage, added over the cluster's splits.
+    static_assert(2 * BK * kLA >= BM * BN, "a tile of sums fits in A's stage buffers");
+    float* const mine = &as[0][0];
+    const int rows = min(BM, g.m - m0);
+    const int cols = min(BN, g.n - n0);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+#pragma unroll
+      for (int j = 0; j < TN; ++j) {
+        const int r = ty * TM + i, c = tx * TN + j;
+        if (r < rows && c < cols) mine[r * cols + c] = acc[i][j];
+      }
+    }
+    cluster::sum_over_cluster(mine, rows * cols, [&](int e, float s) {
+      store_c_one(static_cast<CT*>(g.c) + (m0 + e / cols) * g.ldc + n0 + e % cols, s, g.alpha,
+                  g.beta);
+    });
+    return;
+  }
   // One split: C directly. Several: this split's partial sums, then the last block of the tile
   // to arrive adds every split's in split order and writes C.
   const bool split = gridDim.y > 1;
@@ -289,18 +319,27 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const std::int64_t tiles_n = views::ceil_div(q.n, BN);
   g.tiles_n = static_cast<int>(tiles_n);
   const std::int64_t tiles = tiles_m * tiles_n;
-  const stream::Split sp =
+  stream::Split sp =
       plan_split(tiles, q.k, BK, std::min<std::int64_t>(q.m, BM) * std::min<std::int64_t>(q.n, BN));
-  g.k_chunk = sp.k_chunk;
-  if (cudaError_t err =
-          stream::partial_sums(sp, q.m * q.n, tiles, stream, &g.partial, &g.counters);
-      err != cudaSuccess) {
-    return err;
-  }
-  const KernelFn kernel = kernel_for<E, CT, BM, BN, BK>(q);
-  kernel<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)), kThreads, 0,
-           stream>>>(g);
-  return cudaGetLastError();
+  return views::dispatch_layouts(q, [&](auto a_k, auto b_k) {
+    constexpr KernelFn kernel =
+        &small_kernel<E, CT, BM, BN, BK, decltype(a_k)::value, decltype(b_k)::value>;
+    static cluster::ClusterFit fit;
+    const bool clustered = cluster::plan(sp, tiles, q.k, BK, BK, kClusterLengthening,
+                                         reinterpret_cast<const void*>(kernel), kThreads, fit);
+    g.clustered = clustered ? 1 : 0;
+    g.k_chunk = sp.k_chunk;
+    if (!clustered) {
+      if (cudaError_t err =
+              stream::partial_sums(sp, q.m * q.n, tiles, stream, &g.partial, &g.counters);
+          err != cudaSuccess) {
+        return err;
+      }
+    }
+    return cluster::launch(kernel,
+                           dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)),
+                           kThreads, stream, clustered, g);
+  });
 }
 
 template <int BM, int BN, int BK>
@@ -340,7 +379,8 @@ void register_one(Registry& r, const char* why) {
   k.desc.split_k = true;
   k.summary = std::string("small products in one launch: ") + why +
               "; every operand read in place element by element (any type, layout, alignment "
-              "and pitch), K split over blocks and added in split order by the last block of "
+              "and pitch), K split over blocks and added in split order, through shared memory "
+              "where a tile's splits are one thread-block cluster, else by the last block of "
               "each tile (deterministic), no copy, no tensor map, no second kernel";
   k.can_implement = can_implement_small<BM, BN, BK>;
   k.launch = launch_small<BM, BN, BK>;

@@ -426,9 +426,10 @@ TEST(Library, SplitKResultsAreBitIdenticalAcrossRuns) {
   EXPECT_GT(checked, 0) << "no split-K kernel ran: the shapes above no longer reach one";
 }
 
-// The kernels one gemm() call of `kernel` enqueues on `stream`, counted in a graph capture. The
-// call runs once before the capture, so that the capture finds its workspace allocated.
-int kernels_enqueued(const Problem& p, const std::string& kernel, cudaStream_t stream) {
+// The cluster size (blocks) of each kernel one gemm() call of `kernel` enqueues on `stream`, 1 for
+// a launch without clusters, in a graph capture. The call runs once before the capture, so that
+// the capture finds its workspace allocated.
+std::vector<int> kernel_clusters(const Problem& p, const std::string& kernel, cudaStream_t stream) {
   EXPECT_TRUE(gemm(p, kernel, stream).ok());
   EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   cudaGraph_t graph = nullptr;
@@ -436,19 +437,30 @@ int kernels_enqueued(const Problem& p, const std::string& kernel, cudaStream_t s
   const Status launched = gemm(p, kernel, stream);
   EXPECT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
   EXPECT_TRUE(launched.ok()) << launched.message();
-  if (graph == nullptr) return -1;
+  if (graph == nullptr) return {};
   std::size_t count = 0;
   EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &count), cudaSuccess);
   std::vector<cudaGraphNode_t> nodes(count);
   EXPECT_EQ(cudaGraphGetNodes(graph, nodes.data(), &count), cudaSuccess);
-  int kernels = 0;
+  std::vector<int> clusters;
   for (cudaGraphNode_t node : nodes) {
     cudaGraphNodeType type{};
     EXPECT_EQ(cudaGraphNodeGetType(node, &type), cudaSuccess);
-    kernels += type == cudaGraphNodeTypeKernel ? 1 : 0;
+    if (type != cudaGraphNodeTypeKernel) continue;
+    cudaKernelNodeAttrValue v{};
+    EXPECT_EQ(cudaGraphKernelNodeGetAttribute(node, cudaKernelNodeAttributeClusterDimension, &v),
+              cudaSuccess);
+    clusters.push_back(
+        static_cast<int>(std::max(1u, v.clusterDim.x) * std::max(1u, v.clusterDim.y) *
+                         std::max(1u, v.clusterDim.z)));
   }
   EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
-  return kernels;
+  return clusters;
+}
+
+// The kernels one gemm() call of `kernel` enqueues on `stream`.
+int kernels_enqueued(const Problem& p, const std::string& kernel, cudaStream_t stream) {
+  return static_cast<int>(kernel_clusters(p, kernel, stream).size());
 }
 
 // The matrix-stream families (gemv, narrow) split a long K over blocks and add the splits in the
@@ -597,6 +609,81 @@ TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
   }
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
   EXPECT_GT(checked, 0) << "no small-product kernel ran";
+}
+
+// Rung 24's small products and gemv's column kernel on short columns split a short K over the
+// blocks of one cluster where the splits fit one and every cluster of the grid is resident at once
+// (sm_90 and later), adding the splits through shared memory; elsewhere through the workspace and
+// the last block to arrive. Each kernel must reach both paths here (few tiles: a cluster; more
+// tiles than clusters resident, or gemv's row kernel: none), in one launch, right with beta != 0 at
+// odd pitches, and bit-identical on a poisoned C.
+TEST(Library, ShortSplitKIsOneClusterWhereItFits) {
+  TILEGEMM_REQUIRE_GPU();
+  int dev = 0;
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, dev), cudaSuccess);
+  if (prop.major < 9) GTEST_SKIP() << "thread-block clusters need sm_90";
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  int checked = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    const bool gemv = k.name == "gemv";
+    if ((!gemv && k.family != "small") || !runs_on_current_device(k)) continue;
+    for (GemmTypes types : k.desc.types) {
+      // {shape, runs as a cluster}. Rung 24: 4 tiles over K split 23 ways (cut to a cluster's
+      // size), 3 tiles split 14 ways; 200 tiles split 2 ways (the 64x64 tile on twice the
+      // extents), more 2-block clusters than 2 blocks per SM hold. gemv: short columns split a
+      // few ways (M = 1 with B^T M-contiguous; 16 rows at an odd pitch, element loads); a column
+      // of more rows (every lane on a column) and the row kernel.
+      std::vector<std::pair<CaseSpec, bool>> cases;
+      if (gemv) {
+        cases = {{spec_of(1, 4, 5018, 1.0f, 0.0f, types), true},
+                 {spec_of(16, 1, 3000, 1.0f, 0.5f, types), true},
+                 {spec_of(340, 1, 240, 1.0f, 0.5f, types), false},
+                 {spec_of(374, 1, 2209, 1.0f, 0.5f, types), false}};
+        cases[1].first.la = Layout::kColMajor;
+        cases[1].first.pad_a = 1;
+        cases[2].first.la = Layout::kColMajor;
+        cases[2].first.pad_a = 4;  // a 16-byte pitch in every type
+      } else {
+        const std::int64_t x = k.tile.bm / 32;
+        cases = {{spec_of(16, 103, 1440, 1.0f, 0.5f, types), true},
+                 {spec_of(65, 25, 1311, 1.0f, 0.0f, types), true},
+                 {spec_of(320 * x, 640 * x, 8192, 1.0f, 0.0f, types), false}};
+        cases[0].first.lb = Layout::kColMajor;
+        cases[0].first.lc = Layout::kColMajor;
+        cases[0].first.pad_a = 1;
+        cases[1].first.la = Layout::kColMajor;
+        cases[1].first.pad_b = 3;
+      }
+      std::set<bool> paths;
+      for (const auto& [spec, clustered] : cases) {
+        Testbed tb(spec);
+        ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+        ASSERT_TRUE(k.can_implement(tb.problem()));
+        SCOPED_TRACE(k.name + " " + spec.to_string());
+        const CheckResult first = tb.run_and_check(
+            [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+        ASSERT_TRUE(first.passed) << first.detail;
+        if (spec.beta == 0.0f) {
+          const auto bytes = download_c(tb);
+          ASSERT_TRUE(tb.reset_c(0).ok());  // poisoned again: the second run must write it all
+          ASSERT_TRUE(gemm(tb.problem(), k.name, 0).ok());
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+          EXPECT_EQ(download_c(tb), bytes);
+        }
+        const std::vector<int> clusters = kernel_clusters(tb.problem(), k.name, stream);
+        ASSERT_EQ(clusters.size(), 1u);
+        EXPECT_EQ(clusters[0] > 1, clustered) << "cluster of " << clusters[0] << " blocks";
+        paths.insert(clusters[0] > 1);
+        ++checked;
+      }
+      EXPECT_EQ(paths.size(), 2u) << k.name << ": both the cluster and the workspace path";
+    }
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  EXPECT_GT(checked, 0) << "no small-product or gemv kernel ran";
 }
 
 // Rung 25's thin K on mma.sync: C leaves as 16-byte stores with each row staged at its own shift
