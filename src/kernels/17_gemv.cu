@@ -57,7 +57,8 @@ struct GemvArgs {
   int k_chunk;         // K elements per split (a multiple of the vector width)
   float* partial;      // partial sums (splits > 1): splits x m (rows), runs of R (columns)
   unsigned* counters;  // an arrival counter per row block (splits > 1)
-  int vec;             // 16-byte loads of A (and of x in the row-major kernel) are aligned
+  int vec;             // 16-byte loads of A and x are aligned (row kernel); A's whole pieces
+                       // are read W bytes a load (column kernel), else element by element
   int clustered;       // the splits of an output block are one cluster (cluster_split.cuh)
 };
 
@@ -133,6 +134,24 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
   if (lane == 0) finish<CT>(g, row, s);
 }
 
+// A whole 16-byte piece of A's column as 16 / W streaming loads of W bytes (W = 16, 8 or 4: the
+// widest access A's base and pitch align; 16-bit elements at a pitch of 4 or 8 bytes read two or
+// four at a time).
+template <int W>
+__device__ __forceinline__ uint4 load_piece(const void* p) {
+  static_assert(W == 16 || W == 8 || W == 4, "16, 8 or 4 bytes a load");
+  if constexpr (W == 16) {
+    return load_stream(p);
+  } else if constexpr (W == 8) {
+    const uint2* const q = static_cast<const uint2*>(p);
+    const uint2 lo = __ldcs(q), hi = __ldcs(q + 1);
+    return make_uint4(lo.x, lo.y, hi.x, hi.y);
+  } else {
+    const unsigned* const q = static_cast<const unsigned*>(p);
+    return make_uint4(__ldcs(q), __ldcs(q + 1), __ldcs(q + 2), __ldcs(q + 3));
+  }
+}
+
 // The lanes the column kernel gives a column of `live` rows at v rows a lane: the least power of
 // two that covers them, at most 32 (every lane of the warp on one column). The launch sizes its
 // split by it too.
@@ -144,9 +163,11 @@ __host__ __device__ constexpr int column_lanes(std::int64_t live, int v) {
 
 // A column-major: block b owns rows R b .. R b + R - 1 (R = 64 V): lane l the V rows at
 // R b + V (l + 32 j) for j = 0, 1, so a warp reads 2 x 512 contiguous bytes of a column; warp w
-// takes columns k0 + w, k0 + w + 8, ... of split blockIdx.y.
+// takes columns k0 + w, k0 + w + 8, ... of split blockIdx.y. W: the bytes a load of A's whole
+// pieces takes (16, 8 or 4, as its base and pitch allow; load_piece); where none does (16-bit
+// elements at an odd pitch) g.vec is clear and the pieces are read element by element.
 constexpr int kColPieces = 2;
-template <class E, class CT>
+template <class E, class CT, int W>
 __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
   using L = Load<E>;
   constexpr int V = L::kVec;
@@ -166,9 +187,9 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
   if (lanes < 32) {
     // At most 16 V rows (a short M, or the last row block): a lane per V rows took a warp per
     // column with most lanes idle. Here a warp step covers `cols` = 32 / lanes columns, lane l
-    // the V rows (l % lanes) V .. of column l / lanes, a 16-byte load where the piece is whole
-    // and A allows it, else element loads; kUnroll steps' loads before their FMAs. The lanes of
-    // a row piece are then added by a fixed shuffle tree.
+    // the V rows (l % lanes) V .. of column l / lanes, load_piece where the piece is whole and A
+    // allows it, else element loads; kUnroll steps' loads before their FMAs. The lanes of a row
+    // piece are then added by a fixed shuffle tree.
     const int cols = 32 / lanes;
     const int piece = lane % lanes;
     const int r = block_row + V * piece;
@@ -183,7 +204,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
         const std::int64_t kk = k + step * u;
         const E* const col = a + kk * g.lda + r;
         ra[u] = kk >= k1 ? make_uint4(0, 0, 0, 0)
-                : whole  ? load_stream(col)
+                : whole  ? load_piece<W>(col)
                          : load_cut_piece<sizeof(E)>(col, n);
         xk[u] = kk < k1 ? L::one(x + kk * g.incx) : 0.0f;
       }
@@ -214,7 +235,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
         const E* const col = a + kk * g.lda + block_row + lane * V;
 #pragma unroll
         for (int j = 0; j < kColPieces; ++j) {
-          ra[u][j] = kk < k1 ? load_stream(col + 32 * V * j) : make_uint4(0, 0, 0, 0);
+          ra[u][j] = kk < k1 ? load_piece<W>(col + 32 * V * j) : make_uint4(0, 0, 0, 0);
         }
         xk[u] = kk < k1 ? L::one(x + kk * g.incx) : 0.0f;
       }
@@ -230,9 +251,11 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
       }
     }
   } else {
-    // Element loads (an unaligned A, or the block's last rows): kElemUnroll columns' loads
-    // issued before their FMAs, as above (a column at a time waited a round trip per column;
-    // kUnroll columns of 16-bit elements took 128 registers, a quarter of the blocks per SM).
+    // Element loads (16-bit A at an odd pitch, or the block's last rows): kElemUnroll columns'
+    // loads issued before their FMAs, as above (a column at a time waited a round trip per column;
+    // kUnroll columns of 16-bit elements took 128 registers, a quarter of the blocks per SM). (A
+    // cut block reading its whole pieces with load_piece raised the kernel's registers and lost
+    // more on every other block than it won: docs/perf-notes.md, "Rung 17's pitch classes".)
     constexpr int kElemUnroll = 2;
     for (std::int64_t k = k0 + warp; k < k1; k += kWarps * kElemUnroll) {
       float av[kElemUnroll][kColPieces][V];
@@ -332,6 +355,31 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
 // The problem as the kernels see it: N = 1 (an M = 1 problem mirrored).
 Problem as_column(const Problem& p) { return p.n == 1 ? p : views::mirrored(p); }
 
+// The column kernel's W for A (q as the kernels see it): the widest of 16, 8 and 4 bytes, at
+// least an element, that A's base and pitch align; 0 where none does (element loads: the W = 16
+// kernel with g.vec clear: an instance of its own without the piece path ran slower there,
+// docs/perf-notes.md, "Rung 17's pitch classes").
+int piece_width(const Problem& q) {
+  for (int w : {16, 8, 4}) {
+    if (w >= static_cast<int>(dtype_bytes(q.a.dtype)) && views::aligned(q.a, w)) return w;
+  }
+  return 0;
+}
+
+template <class E, class CT>
+auto cols_kernel(int w) {
+  switch (w) {
+    case 16:
+      return &gemv_cols_kernel<E, CT, 16>;
+    case 8:
+      return &gemv_cols_kernel<E, CT, 8>;
+    case 4:
+      return &gemv_cols_kernel<E, CT, 4>;
+    default:
+      return &gemv_cols_kernel<E, CT, 16>;
+  }
+}
+
 bool can_implement_gemv(const Problem& p) {
   if (p.m != 1 && p.n != 1) return false;
   const Problem q = as_column(p);
@@ -354,8 +402,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.y = q.c.data;
   g.incy = strides_of(q.c.layout, q.c.ld).row;
   const bool rows = views::a_k_contiguous(q);
-  const bool a_vec = views::aligned(q.a, 16);
-  g.vec = rows ? (a_vec && views::aligned(q.b.data, 16) && g.incx == 1) : a_vec;
+  g.vec = rows && views::aligned(q.a, 16) && views::aligned(q.b.data, 16) && g.incx == 1;
   // Row-major: a warp per row, splits of at least one unrolled round of vectors per lane, whole
   // lane-rounds; column-major: a block per 64 V rows, splits of at least one unrolled round of
   // columns per warp, and few enough that each thread of the last block to arrive adds at most
@@ -381,11 +428,14 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // A short column's splits (the column kernel's, at most 16 V rows) as one cluster where they
   // fit one as planned; elsewhere the cluster measured no faster, or slower: the row kernel, full
   // row blocks, splits cut to a cluster's size (docs/perf-notes.md, "Split K in a cluster").
-  static cluster::ClusterFit cols_fit;
-  const auto kernel = rows ? &gemv_rows_kernel<E, CT> : &gemv_cols_kernel<E, CT>;
-  const bool clustered = !rows && block_lanes < 32 &&
-                         cluster::plan(sp, tiles, q.k, kWarps, col_round, 1,
-                                       reinterpret_cast<const void*>(kernel), kThreads, cols_fit);
+  static cluster::ClusterFit cols_fit[3];  // one per kernel: W = 16, 8, 4
+  const int w = piece_width(q);
+  if (!rows) g.vec = w > 0;
+  const auto kernel = rows ? &gemv_rows_kernel<E, CT> : cols_kernel<E, CT>(w);
+  const bool clustered =
+      !rows && block_lanes < 32 &&
+      cluster::plan(sp, tiles, q.k, kWarps, col_round, 1, reinterpret_cast<const void*>(kernel),
+                    kThreads, cols_fit[w == 8 ? 1 : w == 4 ? 2 : 0]);
   g.clustered = clustered ? 1 : 0;
   g.k_chunk = sp.k_chunk;
   // Partial sums: splits x M for the row kernel, a run of a block's rows per split and row block
@@ -413,7 +463,7 @@ const void* device_function_gemv(const Problem& p) {
     using E = typename decltype(e)::type;
     using CT = typename decltype(ct)::type;
     return rows ? kernel_address(&gemv_rows_kernel<E, CT>)
-                : kernel_address(&gemv_cols_kernel<E, CT>);
+                : kernel_address(cols_kernel<E, CT>(piece_width(as_column(p))));
   });
 }
 

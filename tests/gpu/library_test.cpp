@@ -517,6 +517,40 @@ TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
   EXPECT_GT(checked, 0) << "no gemv or narrow kernel ran";
 }
 
+// gemv's column kernel reads A's whole 16-byte pieces with the widest loads A's base and pitch
+// align: 16, 8 or 4 bytes (two or four 16-bit elements a load), or element by element at an odd
+// pitch of 16-bit elements (in the 16-byte class's kernel). Each load width must reach its own
+// kernel and every class come out right, on a column of full lanes and on a short one, with K
+// split and beta != 0.
+TEST(Library, GemvColumnKernelReadsEveryPitchClass) {
+  TILEGEMM_REQUIRE_GPU();
+  const KernelInfo* gemv = find_kernel("gemv");
+  ASSERT_NE(gemv, nullptr);
+  if (!runs_on_current_device(*gemv)) GTEST_SKIP() << "gemv is not built for this GPU";
+  for (GemmTypes types : {GemmTypes{DType::kBF16, DType::kBF16},
+                          GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kF32, DType::kF32},
+                          GemmTypes{DType::kTF32, DType::kF32}}) {
+    for (std::int64_t m : {340, 16}) {
+      std::set<const void*> kernels;
+      // ld m + pad: pitches of 16, 8 and 4 bytes and (16-bit) an odd one.
+      for (std::int64_t pad : {4, 0, 2, 1}) {
+        CaseSpec spec = spec_of(m, 1, 777, 1.0f, 0.5f, types);
+        spec.la = Layout::kColMajor;
+        spec.pad_a = pad;
+        Testbed tb(spec);
+        ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+        ASSERT_TRUE(gemv->can_implement(tb.problem()));
+        SCOPED_TRACE(spec.to_string());
+        kernels.insert(gemv->device_function(tb.problem()));
+        const CheckResult r = tb.run_and_check(
+            [&](const Problem& p, cudaStream_t s) { return gemm(p, "gemv", s); }, 0);
+        EXPECT_TRUE(r.passed) << r.detail;
+      }
+      EXPECT_EQ(kernels.size(), 3u) << "M " << m << ": one kernel per load width";
+    }
+  }
+}
+
 // Rung 21's narrow products read the wide operand in 16-byte pieces where its base and pitch are
 // 16-byte aligned, else element by element. Each class must reach its own kernel and come out
 // right, in both layouts of the wide operand (the row and the column kernel), with K split (the
