@@ -174,6 +174,13 @@ enum class When : std::uint8_t {
   // split for a K that needs none; past 2^19 elements of C thin_k takes over (perf-notes.md,
   // "fp32 rules by GPU time").
   kThinKMidF32,
+  // fp32 that rung 22's 128-row tiles would take (kF32Tensor) with 8 < K <= 48 over 2^18..2^20
+  // elements of C, M and N of at least 128: rung 24's 64x64 tile, a K this short unsplit, where
+  // rung 22 paid its split pass and a tile of 128 rows; past 2^20 elements, below 128 rows or
+  // columns or past K = 48 the other paths were as fast or faster, and where the other fp32 rules
+  // take such a product (thin_k, the tuned small tile) rung 24 lost on held-out seeds
+  // (perf-notes.md, "fp32 short K over a mid-sized C").
+  kShortKMidF32,
   // fp32 M or N of 5..8 against K >= 512, past rung 24's small products: rung 21's 8-column
   // narrow kernel, which streams the wide operand once where the skinny and small tiles compute
   // mostly zero rows (perf-notes.md, "fp32 rules by GPU time").
@@ -205,7 +212,8 @@ struct Rule {
 // fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass; rung 17).
 //  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once.
 //  - a tiny product (kTinyF32): rung 2's 16x16 tile, no split; K <= 8 over a mid-sized C
-//    (kThinKMidF32): rung 10's cute_simple.
+//    (kThinKMidF32): rung 10's cute_simple; 8 < K <= 48 over a mid-sized C that rung 22 would
+//    take (kShortKMidF32): rung 24's 64x64 tile.
 //  - a small product (kSmallProduct): rung 24's one launch, which the launch itself bounds.
 //  - M or N of 5..8 against K >= 512 (kNarrowTo8LongKF32): rung 21's 8-column narrow kernel.
 //  - thin K (K <= 64) against a large C: the thin_k family, which writes C and little else.
@@ -238,6 +246,7 @@ constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kTinyF32, BNeeds::kAny, "smem_tiled", 16, 16, 16, false, ""},
     {When::kThinKMidF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
+    {When::kShortKMidF32, BNeeds::kAny, "small", 64, 64, 32, true, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kNarrowTo8LongKF32, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
     {When::kThinKStripF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
@@ -529,6 +538,10 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kThinKMidF32:
       return p.m > 1 && p.n > 1 && p.k <= 8 && p.m * p.n > 32768 &&
              p.m * p.n <= (std::int64_t{1} << 19);
+    case When::kShortKMidF32:
+      return holds(When::kF32Tensor, p, sms) && p.k > 8 && p.k <= 48 &&
+             std::min(p.m, p.n) >= 128 &&
+             p.m * p.n >= (std::int64_t{1} << 18) && p.m * p.n <= (std::int64_t{1} << 20);
     case When::kNarrowTo8LongKF32:
       return std::min(p.m, p.n) >= 5 && std::min(p.m, p.n) <= 8 && p.k >= 512;
     case When::kShortKThinC16:

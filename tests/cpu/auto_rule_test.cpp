@@ -390,6 +390,33 @@ TEST(AutoRule, ThinKOverMidSizedCInF32TakesCuteSimple) {
   EXPECT_NE(bf16->name, "cute_simple");
 }
 
+// fp32 that rung 22's 128-row tiles would take with 8 < K <= 48 over 2^18..2^20 elements of C and
+// M and N of at least 128 takes rung 24's 64x64 tile; K of 8 or 49, C past either bound, a
+// product rung 22 would not take (161 x 2632 x 10: thin_k's or the tuned tile's), the CUDA
+// cores' rules (set_fp32_math(kSimt)) or another type does not.
+TEST(AutoRule, ShortKOverMidSizedCInF32TakesTheSmall64x64Tile) {
+  const auto tf32x3 = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    return chosen(m, n, k, Layout::kRowMajor, 0, Fp32Math::kThreeTf32);
+  };
+  for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+           {504, 700, 21}, {718, 857, 18}, {1157, 701, 41}, {347, 2246, 40}, {501, 1842, 23},
+           {500, 947, 10}, {1024, 1024, 48}}) {
+    EXPECT_EQ(tf32x3(s[0], s[1], s[2]), "small_64x64x32") << s[0] << "x" << s[1] << "x" << s[2];
+    EXPECT_NE(chosen(s[0], s[1], s[2]), "small_64x64x32") << s[0] << "x" << s[1] << "x" << s[2];
+  }
+  for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+           {504, 700, 8}, {504, 700, 49}, {1025, 1024, 21}, {161, 2632, 10}, {148, 3838, 17},
+           {259, 1267, 44}}) {
+    EXPECT_NE(tf32x3(s[0], s[1], s[2]), "small_64x64x32") << s[0] << "x" << s[1] << "x" << s[2];
+  }
+  alignas(16) static std::uint16_t buf16[64];
+  const KernelInfo* bf16 = select_kernel(
+      Problem::make_typed(504, 700, 21, GemmTypes{DType::kBF16, DType::kBF16}, buf16, buf16, buf16),
+      90);
+  ASSERT_NE(bf16, nullptr);
+  EXPECT_NE(bf16->name, "small_64x64x32");
+}
+
 // fp32 M or N of 5..8 against K >= 512, past rung 24's small products, takes rung 21's 8-column
 // narrow kernel; a K of 511, 9 columns or a small product does not.
 TEST(AutoRule, FiveToEightColumnsAgainstALongKInF32TakeNarrowN8) {
