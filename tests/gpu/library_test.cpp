@@ -49,6 +49,17 @@ std::vector<unsigned char> download_c(const Testbed& tb) {
                         static_cast<std::size_t>(tb.c_elements()) * dtype_bytes(tb.spec().types.c));
 }
 
+// `kernel` run again on tb's problem, C poisoned anew, writes the same bytes as the run before it
+// (checked by the caller): a split's partial sums are added in a fixed order, and the rerun must
+// write all of C.
+void expect_rerun_bit_identical(Testbed& tb, const std::string& kernel) {
+  const auto bytes = download_c(tb);
+  ASSERT_TRUE(tb.reset_c(0).ok());
+  ASSERT_TRUE(gemm(tb.problem(), kernel, 0).ok());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(download_c(tb), bytes);
+}
+
 // Elements of a matrix's allocation (outer dimension x ld).
 std::int64_t alloc_elements(Layout layout, std::int64_t ld, std::int64_t rows, std::int64_t cols) {
   return (layout == Layout::kRowMajor ? rows : cols) * ld;
@@ -414,11 +425,7 @@ TEST(Library, SplitKResultsAreBitIdenticalAcrossRuns) {
         const CheckResult first = tb.run_and_check(
             [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
         ASSERT_TRUE(first.passed) << first.detail;
-        const auto bytes = download_c(tb);
-        ASSERT_TRUE(tb.reset_c(0).ok());  // poisoned again: the second run must write it all
-        ASSERT_TRUE(gemm(tb.problem(), k.name, 0).ok());
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        EXPECT_EQ(download_c(tb), bytes);
+        ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, k.name));
         ++checked;
       }
     }
@@ -626,11 +633,7 @@ TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
             [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
         ASSERT_TRUE(first.passed) << first.detail;
         if (spec.beta == 0.0f) {
-          const auto bytes = download_c(tb);
-          ASSERT_TRUE(tb.reset_c(0).ok());  // poisoned again: the second run must write it all
-          ASSERT_TRUE(gemm(tb.problem(), k.name, 0).ok());
-          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          EXPECT_EQ(download_c(tb), bytes);
+          ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, k.name));
         } else {
           const CheckResult again = tb.run_and_check(
               [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
@@ -701,11 +704,7 @@ TEST(Library, ShortSplitKIsOneClusterWhereItFits) {
             [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
         ASSERT_TRUE(first.passed) << first.detail;
         if (spec.beta == 0.0f) {
-          const auto bytes = download_c(tb);
-          ASSERT_TRUE(tb.reset_c(0).ok());  // poisoned again: the second run must write it all
-          ASSERT_TRUE(gemm(tb.problem(), k.name, 0).ok());
-          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          EXPECT_EQ(download_c(tb), bytes);
+          ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, k.name));
         }
         const std::vector<int> clusters = kernel_clusters(tb.problem(), k.name, stream);
         ASSERT_EQ(clusters.size(), 1u);
@@ -920,11 +919,7 @@ TEST(Library, WgmmaSplitSummedInTheKernelIsOneLaunchRightAndBitIdentical) {
               [&](const Problem& p, cudaStream_t st) { return gemm(p, k.name, st); }, 0);
           ASSERT_TRUE(first.passed) << first.detail;
           if (e.beta == 0.0f) {
-            const auto bytes = download_c(tb);
-            ASSERT_TRUE(tb.reset_c(0).ok());  // poisoned again: the rerun must write it all
-            ASSERT_TRUE(gemm(tb.problem(), k.name, 0).ok());
-            ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-            EXPECT_EQ(download_c(tb), bytes);
+            ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, k.name));
           }
           ++checked;
         }
