@@ -29,20 +29,70 @@ cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
   return err;
 }
 
-int resident_blocks(const void* kernel, int threads, PerDeviceCount& cache) {
+namespace {
+
+// `cache`'s answer for the current device, asked through `ask` where it has none yet and kept;
+// where `ask` has no answer (0) or there is no device, `fallback`, not kept (the next launch asks
+// again).
+template <class Ask>
+int per_device(PerDeviceCount& cache, int fallback, Ask&& ask) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();
-    return 1;
+    return fallback;
   }
   std::atomic<int>* const slot = cache.slot(device);
   if (slot != nullptr) {
     if (const int known = slot->load(std::memory_order_relaxed); known > 0) return known;
   }
-  const std::optional<int> blocks = runtime_blocks_per_sm(kernel, threads, 0);
-  if (!blocks || *blocks <= 0) return 1;  // not cached: the next launch asks again
-  if (slot != nullptr) slot->store(*blocks, std::memory_order_relaxed);
-  return *blocks;
+  const int answer = ask();
+  cudaGetLastError();  // leave no error behind: a failed query only means no answer
+  if (answer <= 0) return fallback;
+  if (slot != nullptr) slot->store(answer, std::memory_order_relaxed);
+  return answer;
+}
+
+}  // namespace
+
+int resident_blocks(const void* kernel, int threads, PerDeviceCount& cache) {
+  return per_device(cache, 1, [&] {
+    const std::optional<int> blocks = runtime_blocks_per_sm(kernel, threads, 0);
+    return blocks ? *blocks : 0;
+  });
+}
+
+int largest_cluster(const void* kernel, int threads, int at_most, PerDeviceCount& cache) {
+  return per_device(cache, 1, [&] {
+    cudaFuncAttributes fa{};
+    if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess || fa.binaryVersion < 90) return 1;
+    if (at_most > 8) {
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      cudaGetLastError();
+    }
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(1, static_cast<unsigned>(at_most));
+    cfg.blockDim = dim3(static_cast<unsigned>(threads));
+    int potential = 0;
+    if (cudaOccupancyMaxPotentialClusterSize(&potential, kernel, &cfg) != cudaSuccess) return 0;
+    return std::clamp(potential, 1, at_most);
+  });
+}
+
+int resident_clusters(const void* kernel, int threads, int blocks, PerDeviceCount& cache) {
+  return per_device(cache, 0, [&] {
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(1, static_cast<unsigned>(blocks));
+    cfg.blockDim = dim3(static_cast<unsigned>(threads));
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.y = static_cast<unsigned>(blocks);
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int n = 0;
+    return cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) == cudaSuccess ? n : 0;
+  });
 }
 
 namespace {

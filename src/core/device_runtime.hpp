@@ -39,6 +39,17 @@ struct PerDeviceCount {
 // cannot say.
 int resident_blocks(const void* kernel, int threads, PerDeviceCount& cache);
 
+// The largest thread-block cluster of 1-D blocks of `threads` that `kernel` may launch in on the
+// current device, at most `at_most` blocks (beyond 8 a non-portable size, which this allows for
+// the kernel first): 1 where its binary predates sm_90 or the runtime cannot say. Asked once per
+// device (`cache`: one per kernel).
+int largest_cluster(const void* kernel, int threads, int at_most, PerDeviceCount& cache);
+
+// Clusters of `blocks` blocks (along y) of `kernel`, 1-D blocks of `threads`, resident on the
+// current device at once; 0 where none fit or the runtime cannot say. Asked once per device
+// (`cache`: one per kernel and cluster size).
+int resident_clusters(const void* kernel, int threads, int blocks, PerDeviceCount& cache);
+
 // A device buffer of at least `bytes` for work enqueued on `stream` of the current device, owned
 // by the library: one buffer per (device, stream), grown with stream-ordered cudaFreeAsync /
 // cudaMallocAsync (a kernel still reading the old buffer on that stream finishes first), freed at

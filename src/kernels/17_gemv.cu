@@ -404,7 +404,8 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.y = q.c.data;
   g.incy = strides_of(q.c.layout, q.c.ld).row;
   const bool rows = views::a_k_contiguous(q);
-  g.vec = rows && views::aligned(q.a, 16) && views::aligned(q.b.data, 16) && g.incx == 1;
+  const int w = rows ? 0 : piece_width(q);  // the column kernel's load width
+  g.vec = rows ? views::aligned(q.a, 16) && views::aligned(q.b.data, 16) && g.incx == 1 : w > 0;
   // Row-major: a warp per row, splits of at least one unrolled round of vectors per lane, whole
   // lane-rounds; column-major: a block per 64 V rows, splits of at least one unrolled round of
   // columns per warp, and few enough that each thread of the last block to arrive adds at most
@@ -431,8 +432,6 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // fit one as planned; elsewhere the cluster measured no faster, or slower: the row kernel, full
   // row blocks, splits cut to a cluster's size (docs/perf-notes.md, "Split K in a cluster").
   static cluster::ClusterFit cols_fit[3];  // one per kernel: W = 16, 8, 4
-  const int w = piece_width(q);
-  if (!rows) g.vec = w > 0;
   const auto kernel = rows ? &gemv_rows_kernel<E, CT> : cols_kernel<E, CT>(w);
   const bool clustered =
       !rows && block_lanes < 32 &&

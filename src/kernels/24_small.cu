@@ -321,25 +321,24 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const std::int64_t tiles = tiles_m * tiles_n;
   stream::Split sp =
       plan_split(tiles, q.k, BK, std::min<std::int64_t>(q.m, BM) * std::min<std::int64_t>(q.n, BN));
-  return views::dispatch_layouts(q, [&](auto a_k, auto b_k) {
-    constexpr KernelFn kernel =
-        &small_kernel<E, CT, BM, BN, BK, decltype(a_k)::value, decltype(b_k)::value>;
-    static cluster::ClusterFit fit;
-    const bool clustered = cluster::plan(sp, tiles, q.k, BK, BK, kClusterLengthening,
-                                         reinterpret_cast<const void*>(kernel), kThreads, fit);
-    g.clustered = clustered ? 1 : 0;
-    g.k_chunk = sp.k_chunk;
-    if (!clustered) {
-      if (cudaError_t err =
-              stream::partial_sums(sp, q.m * q.n, tiles, stream, &g.partial, &g.counters);
-          err != cudaSuccess) {
-        return err;
-      }
+  const KernelFn kernel = kernel_for<E, CT, BM, BN, BK>(q);
+  // One per instance (A and B K-contiguous or not).
+  static cluster::ClusterFit fit[2][2];
+  const bool clustered = cluster::plan(
+      sp, tiles, q.k, BK, BK, kClusterLengthening, reinterpret_cast<const void*>(kernel), kThreads,
+      fit[views::a_k_contiguous(q) ? 1 : 0][views::b_k_contiguous(q) ? 1 : 0]);
+  g.clustered = clustered ? 1 : 0;
+  g.k_chunk = sp.k_chunk;
+  if (!clustered) {
+    if (cudaError_t err =
+            stream::partial_sums(sp, q.m * q.n, tiles, stream, &g.partial, &g.counters);
+        err != cudaSuccess) {
+      return err;
     }
-    return cluster::launch(kernel,
-                           dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)),
-                           kThreads, stream, clustered, g);
-  });
+  }
+  return cluster::launch(kernel,
+                         dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)),
+                         kThreads, stream, clustered, g);
 }
 
 template <int BM, int BN, int BK>

@@ -15,10 +15,9 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <atomic>
 #include <cstdint>
 
+#include "../core/device_runtime.hpp"
 #include "stream_common.cuh"
 
 namespace tilegemm::kernels::cluster {
@@ -63,57 +62,13 @@ __device__ __forceinline__ void sum_over_cluster(const float* mine, int n, Finis
 #endif
 }
 
-// What the runtime says of a kernel's clusters on each device, asked once and kept: a
-// function-local static beside the launch, one per kernel. 0: not asked yet.
+// The runtime's answers on a kernel's clusters, asked once per device and kept
+// (runtime::largest_cluster, runtime::resident_clusters): a function-local static beside the
+// launch, one per kernel.
 struct ClusterFit {
-  static constexpr int kDevices = 16;                        // devices past it are asked every time
-  std::atomic<int> largest[kDevices] = {};                   // blocks; 1: no clusters
-  std::atomic<int> resident[kDevices][kMaxSplits + 1] = {};  // clusters of s blocks at once
+  runtime::PerDeviceCount largest;
+  runtime::PerDeviceCount resident[kMaxSplits + 1];  // by the cluster's blocks
 };
-
-namespace detail {
-inline int cached(std::atomic<int>* slot, int (*ask)(const void*, int, int), const void* kernel,
-                  int threads, int s) {
-  if (slot != nullptr) {
-    if (const int known = slot->load(std::memory_order_relaxed); known != 0) return known;
-  }
-  const int v = ask(kernel, threads, s);
-  cudaGetLastError();  // leave no error behind: the answer is only "no cluster"
-  if (slot != nullptr) slot->store(v, std::memory_order_relaxed);
-  return v;
-}
-// The largest cluster of 1-D blocks of `threads` the runtime allows for `kernel`, at most
-// kMaxSplits; 1 where its binary predates sm_90.
-inline int ask_largest(const void* kernel, int threads, int) {
-  cudaFuncAttributes fa{};
-  if (cudaFuncGetAttributes(&fa, kernel) != cudaSuccess || fa.binaryVersion < 90) return 1;
-  // Past 8 blocks a cluster is non-portable: the kernel has to allow it first.
-  cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-  cudaGetLastError();
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(1, kMaxSplits);
-  cfg.blockDim = dim3(static_cast<unsigned>(threads));
-  int potential = 0;
-  if (cudaOccupancyMaxPotentialClusterSize(&potential, kernel, &cfg) != cudaSuccess) return 1;
-  return std::clamp(potential, 1, kMaxSplits);
-}
-// Clusters of s blocks (along y) of `kernel` resident on the device at once; -1 where none.
-inline int ask_resident(const void* kernel, int threads, int s) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(1, static_cast<unsigned>(s));
-  cfg.blockDim = dim3(static_cast<unsigned>(threads));
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = 1;
-  attr.val.clusterDim.y = static_cast<unsigned>(s);
-  attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  int n = 0;
-  if (cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess || n <= 0) return -1;
-  return n;
-}
-}  // namespace detail
 
 // Whether a launch of `tiles` output blocks with K split as `sp` runs as one cluster per output
 // block, and then its split (sp rewritten where cut to the cluster's largest size): where `kernel`
@@ -126,23 +81,16 @@ inline bool plan(stream::Split& sp, std::int64_t tiles, std::int64_t k, int vec_
                  std::int64_t min_split, int max_lengthening, const void* kernel, int threads,
                  ClusterFit& fit) {
   if (sp.splits <= 1) return false;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  const bool keep = dev >= 0 && dev < ClusterFit::kDevices;
-  const int largest =
-      detail::cached(keep ? &fit.largest[dev] : nullptr, detail::ask_largest, kernel, threads, 0);
+  const int largest = runtime::largest_cluster(kernel, threads, kMaxSplits, fit.largest);
   if (largest < 2 || sp.splits > static_cast<std::int64_t>(largest) * max_lengthening) {
     return false;
   }
   const stream::Split s =
       sp.splits <= largest ? sp : stream::split_k_in(largest, k, vec_width, min_split);
-  if (s.splits < 2) return false;
-  const int resident = detail::cached(keep ? &fit.resident[dev][s.splits] : nullptr,
-                                      detail::ask_resident, kernel, threads, s.splits);
-  if (resident < tiles) return false;
+  if (s.splits < 2 ||
+      runtime::resident_clusters(kernel, threads, s.splits, fit.resident[s.splits]) < tiles) {
+    return false;
+  }
   sp = s;
   return true;
 }

@@ -537,7 +537,9 @@ TEST(Library, GemvColumnKernelReadsEveryPitchClass) {
   for (GemmTypes types : {GemmTypes{DType::kBF16, DType::kBF16},
                           GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kF32, DType::kF32},
                           GemmTypes{DType::kTF32, DType::kF32}}) {
-    for (std::int64_t m : {340, 16}) {
+    // 1100 rows: whole row blocks (the piece loads) and a cut one (element loads); 16: a short
+    // column.
+    for (std::int64_t m : {1100, 16}) {
       std::set<const void*> kernels;
       // ld m + pad: pitches of 16, 8 and 4 bytes and (16-bit) an odd one.
       for (std::int64_t pad : {4, 0, 2, 1}) {
