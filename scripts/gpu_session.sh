@@ -8,7 +8,7 @@
 #        smallm-probe skinny thin-k profile-rungs18-19 pad-f32 realign random-seeds narrow narrow-random fill-f32 sanitize-narrow ncu-narrow skinny-pad-f32 pad64 wave-f32 copy-stage sanitize-copy-stage thin-k-pad wave-tail
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
-#        residue residue-random small small-random small-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
+#        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random (this
 #        build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
@@ -1220,6 +1220,37 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       done
       # Per shape the medians of each build and new over old, also over cuBLAS in the same run.
       python3 scripts/ab_summary.py --worst 3 "$R"/"${TAG}"_ab_*.json | tee -a "$summary"
+      ;;
+    tiny-mma)
+      # Rung 28 (tiny 16-bit products on mma.sync, K split over one block's warps): the GPU
+      # suite's tests of it (the sweep in its four types, one launch, bit-identical reruns),
+      # verified in its types and five layout mixes at odd pitches with beta != 0, memcheck,
+      # racecheck and synccheck; then beside auto by its rules alone, rungs 24 and 27 and cuBLAS
+      # on the random bf16 shapes of TINY_SEEDS (default 7 3 11 5 13 21 17 29 41), TINY_REPS
+      # times (default 2): ${TAG}_tiny-mma-<rep>-random-bf16-s<seed>.json.
+      run_step tiny_mma_tests "$TESTBIN/tilegemm_gpu_tests" \
+        --gtest_filter='*KernelSweep*/tiny_mma*:*SmallProducts*'
+      tail -3 "$R/tiny_mma_tests.log" | tee -a "$summary"
+      verify_matrix tiny_mma 'tiny_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
+        "0 0,0,0;0.5 1,3,2;0 3,5,7" 1x1x1 7x9x13 5x300x7 33x65x2637 65x129x200 300x31x777 \
+        129x65x1537 24x28x7791 89x20x170 2768x18x264
+      for tool in memcheck racecheck synccheck; do
+        sanitize_verify sanitize_tiny_mma.log "$tool" 'tiny_mma_*' bf16 "col row col" 1,1,1 \
+          100x200x300 33x40x4077 130x70x9
+        sanitize_verify sanitize_tiny_mma.log "$tool" 'tiny_mma_*' bf16 "row col row" 0,0,0 \
+          100x200x300 33x40x4077 130x70x9
+      done
+      grep -c "^ok " "$R/sanitize_tiny_mma.log" | sed "s/^/sanitize tiny_mma runs clean: /" |
+        tee -a "$summary"
+      for rep in $(seq "${TINY_REPS:-2}"); do
+        for seed in ${TINY_SEEDS:-7 3 11 5 13 21 17 29 41}; do
+          TILEGEMM_TUNE_CACHE=off run_step "tiny_mma_${rep}_s$seed" \
+            bash -c 'cd "$1" && shift && "$@"' _ "$R" "$TG" bench --rounds 3 --reps 20 \
+            --warmup 5 --kernels "auto,tiny_mma_32x32,small_32x32x32,small_mma_64x64" \
+            --dtype bf16 --random 100 --seed "$seed" --max-size 8192 --format json \
+            --output "${TAG}_tiny-mma-${rep}-random-bf16-s$seed.json"
+        done
+      done
       ;;
     ab-random)
       # This build against $BIN/tilegemm_old on the random shapes: auto by its rules

@@ -66,7 +66,7 @@ enum class When : std::uint8_t {
   // (3 or more splits) fills them; the 128x64 tile, unsplit, reads A and B more often and was
   // slower there, faster with a shorter K (tensor types).
   kFewTiles128LongK,
-  kThinK15,          // K < 16 (tensor types: thin_k beat the copies and mma.sync there)
+  kThinK15,  // K < 16 (tensor types: thin_k beat the copies and mma.sync there)
   // The same with the copies paying: K >= 128, or K >= 16 and at least 2^23 multiply-adds, where
   // copying operands to a 16-byte pitch (rung 16: one extra launch and a pass over A and B)
   // measured faster than mma.sync's any-alignment path (whose k-tiles cost about a microsecond
@@ -96,7 +96,7 @@ enum class When : std::uint8_t {
   kResidue64,
   kResidue128,
   // Narrow products (rung 21; the matrix-vector products, M or N of 1, come first):
-  kNarrowTo4,       // min(M, N) <= 4
+  kNarrowTo4,  // min(M, N) <= 4
   // min(M, N) <= 8 and K >= 256; K >= 128 before rung 23, which beat it below 256 where the long
   // operand has no tensor map (perf-notes.md, "Rung 23"), and from K = 4096 on a long operand of
   // 4 MiB or more (rung 23 where it holds, else the copies: perf-notes.md, "Rung 25")
@@ -194,6 +194,13 @@ enum class When : std::uint8_t {
   // 64-line tiles), 16-bit types: rung 27's 64x64 tile, one stage of 64 k a tile and no split,
   // ahead of the narrow, thin-K and wgmma paths (perf-notes.md, "bf16 rules by GPU time").
   kShortKThinC16,
+  // A tiny product (16-bit types): M and N over 1, at most one 32x32 tile per SM, 8 <= K <= 512,
+  // and K > 64 where those tiles fill more than half the SMs: rung 28's block per tile over the
+  // whole K, split over its warps, which beat rungs 24 and 27 there and rung 23 on the few such
+  // products of more work (2768 x 18 x 264); from K = 513 its warps' longer slices lost to rung
+  // 24's split over blocks, and with K <= 64 over many tiles its one busy warp a block lost to
+  // rung 24's block-wide loads (perf-notes.md, "Rung 28").
+  kTinyMma16,
   kAlways,
 };
 enum class BNeeds : std::uint8_t { kAny, kRowMajor, kColMajor };
@@ -274,6 +281,8 @@ constexpr Rule kSimtRules[] = {
 
 // Tensor cores (bf16, f16, tf32). A matrix-vector product goes to the gemv family (CUDA cores: the
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
+// tiny bf16 or f16 product (K of 8..512 over at most a wave of 32x32 tiles) to rung 28's block
+// per tile on mma.sync (kTinyMma16), a
 // small product to rung 24's one launch on the CUDA cores (kSmallProduct; with K of 49..128 in
 // bf16 and f16 to rung 27's on mma.sync, kSmallProductMidK), a
 // K under 16 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the
@@ -317,6 +326,7 @@ constexpr Rule kSimtRules[] = {
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kTinyMma16, BNeeds::kAny, "tiny_mma", 32, 32, 32, false, ""},
     {When::kSmallProductMidK, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kShortKThinC16, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
@@ -549,6 +559,10 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
              std::min(p.m, p.n) >= 2 && std::min(p.m, p.n) <= 32;
     case When::kSmallProductMidK:
       return p.k >= 49 && p.k <= 128 && holds(When::kSmallProduct, p, sms);
+    case When::kTinyMma16: {
+      const std::int64_t t = tiles(p, 32, 32);
+      return p.m > 1 && p.n > 1 && t <= sms && p.k >= 8 && p.k <= 512 && (p.k > 64 || 2 * t <= sms);
+    }
     case When::kAlways:
       return true;
   }

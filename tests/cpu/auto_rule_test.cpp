@@ -284,7 +284,8 @@ TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
 
 // Rung 24 in every type: at most one 32x32 tile per SM, K <= 4096 and under 2^24 multiply-adds
 // over whole 32x32 tiles, ahead of every rule but the matrix-vector products (and, in fp32, the
-// tiny products of TinyF32ProductsTakeRung2); any pitch.
+// tiny products of TinyF32ProductsTakeRung2; in bf16 and f16 those of
+// TinyProductsTakeRung28In16BitTypes); any pitch.
 TEST(AutoRule, SmallProductsTakeRung24) {
   const std::string kSmall = "small_32x32x32";
   alignas(16) static std::uint16_t buf16[64];
@@ -299,9 +300,15 @@ TEST(AutoRule, SmallProductsTakeRung24) {
     };
     SCOPED_TRACE(gemm_types_name(t));
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-             {24, 28, 2637}, {5, 9, 187}, {1025, 125, 46}, {89, 20, 170},
-             {137, 252, 9}, {16, 103, 1440}, {64, 64, 2048}}) {
+             {24, 28, 2637}, {1025, 125, 46}, {16, 103, 1440}, {64, 64, 2048}}) {
       EXPECT_EQ(pick(s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
+    }
+    // rung 28's class in bf16 and f16
+    const bool sixteen = t.ab == DType::kBF16 || t.ab == DType::kF16;
+    for (const auto& s :
+         std::vector<std::array<std::int64_t, 3>>{{5, 9, 187}, {89, 20, 170}, {137, 252, 9}}) {
+      EXPECT_EQ(pick(s[0], s[1], s[2]), sixteen ? "tiny_mma_32x32" : kSmall)
+          << s[0] << "x" << s[1] << "x" << s[2];
     }
     // not: a K past 4096, more 32x32 tiles than SMs (1056 x 160: 165), 2^24 multiply-adds or
     // more (256^3 exactly), a matrix-vector product
@@ -314,15 +321,14 @@ TEST(AutoRule, SmallProductsTakeRung24) {
 }
 
 // Rung 27 in bf16 and f16: a small product (rung 24's class) with K of 49..128 takes the 64x64
-// tile on mma.sync at any pitch; K of 48 or 129 stays with rung 24, as do fp32 and tf32 (no
-// rung-27 instance computes them).
+// tile on mma.sync at any pitch where rung 28 does not (K of 49..64 over more 32x32 tiles than
+// half the SMs); K of 48 or 129 stays with rung 24, as do fp32 and tf32 (no rung-27 instance
+// computes them).
 TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
   alignas(16) static std::uint16_t buf16[64];
   for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
                       GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
-    // these shapes are tiny: fp32 takes rung 2 there (TinyF32ProductsTakeRung2), tf32 rung 24
-    const std::string rung24_or_2 = t.ab == DType::kF32 ? "smem_tiled_t16" : "small_32x32x32";
     void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
     auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda) {
       Problem p = Problem::make_typed(m, n, k, t, buf, buf, buf);
@@ -332,16 +338,64 @@ TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
     };
     SCOPED_TRACE(gemm_types_name(t));
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-             {9, 1721, 83}, {98, 29, 104}, {12, 47, 77}, {3, 2, 122}, {5, 11, 49},
-             {40, 40, 128}}) {
+             {1025, 125, 50}, {512, 256, 64}, {300, 300, 49}}) {
       for (std::int64_t pad : {0, 1}) {
-        EXPECT_EQ(pick(s[0], s[1], s[2], s[2] + pad), wide ? rung24_or_2 : "small_mma_64x64")
+        EXPECT_EQ(pick(s[0], s[1], s[2], s[2] + pad), wide ? "small_32x32x32" : "small_mma_64x64")
             << s[0] << "x" << s[1] << "x" << s[2] << " lda " << s[2] + pad;
       }
     }
-    EXPECT_EQ(pick(40, 40, 48, 48), rung24_or_2);
-    EXPECT_EQ(pick(40, 40, 129, 129), "small_32x32x32");
+    EXPECT_EQ(pick(1025, 125, 48, 48), "small_32x32x32");
+    EXPECT_EQ(pick(500, 200, 129, 129), wide ? "small_32x32x32" : "tiny_mma_32x32");
     EXPECT_NE(pick(1056, 160, 100, 100), "small_mma_64x64");  // past rung 24's class
+  }
+}
+
+// Rung 28 in bf16 and f16: M and N over 1, at most one 32x32 tile per SM, 8 <= K <= 512, and
+// K > 64 where the tiles fill more than half the SMs (H100: 132 SMs), at any pitch, ahead of
+// rungs 24, 27 and 23; not fp32 or tf32 (no rung-28 instance computes them), not K < 8 or
+// K > 512, not more tiles than SMs, not a matrix-vector product.
+TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
+  alignas(16) static std::uint16_t buf16[64];
+  for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
+                      GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
+    const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
+    void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
+    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t pad) {
+      Problem p = Problem::make_typed(m, n, k, t, buf, buf, buf);
+      p.a.ld = k + pad;  // row-major A: any pitch of at least K
+      const KernelInfo* chosen = select_kernel(p, 90);
+      return chosen == nullptr ? std::string("(none)") : chosen->name;
+    };
+    SCOPED_TRACE(gemm_types_name(t));
+    for (std::int64_t pad : {0, 1}) {
+      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{12, 47, 77},
+                                                                    {58, 9, 67},
+                                                                    {2369, 7, 144},
+                                                                    {2768, 18, 264},
+                                                                    {16, 16, 8},
+                                                                    {9, 1721, 83},
+                                                                    {1025, 125, 65},
+                                                                    {200, 300, 512},
+                                                                    {2, 2, 300}}) {
+        const std::string got = pick(s[0], s[1], s[2], pad);
+        if (wide) {
+          EXPECT_NE(got, "tiny_mma_32x32") << s[0] << "x" << s[1] << "x" << s[2];
+        } else {
+          EXPECT_EQ(got, "tiny_mma_32x32") << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
+        }
+      }
+      // K past 512 or under 8, more tiles than SMs, K <= 64 over more tiles than half the SMs,
+      // a matrix-vector product
+      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{16, 103, 513},
+                                                                    {16, 103, 7},
+                                                                    {1056, 160, 100},
+                                                                    {1025, 125, 64},
+                                                                    {1, 200, 300},
+                                                                    {300, 1, 200}}) {
+        EXPECT_NE(pick(s[0], s[1], s[2], pad), "tiny_mma_32x32")
+            << s[0] << "x" << s[1] << "x" << s[2];
+      }
+    }
   }
 }
 
@@ -695,7 +749,7 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(5169, 16, 1413), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(16, 8191, 8191), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(4300, 31, 96), "wgmma_64x64x64_s11_rm");
-      EXPECT_EQ(pick(2768, 18, 264), "wgmma_64x64x64_s11_rm");  // 1.5 MB
+      EXPECT_EQ(pick(2768, 18, 600), "wgmma_64x64x64_s11_rm");  // 3.3 MB (K 264: rung 28)
       EXPECT_EQ(pick(2000, 9, 800), "wgmma_64x64x64_s11_rm");   // 3.2 MB
       EXPECT_EQ(pick(3000, 60, 2048), "wgmma_64x64x64_s13_pad");
       // up to 128 on a long operand of 16 MiB or more: its 64x128 tile

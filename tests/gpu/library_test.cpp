@@ -596,8 +596,9 @@ TEST(Library, NarrowProductsAreRightInBothReadClasses) {
   EXPECT_GT(checked, 0) << "no narrow kernel ran";
 }
 
-// Rung 24's small products on the CUDA cores and rung 27's on mma.sync: one kernel whatever the
-// split (a tile's splits are added by its last block to arrive), right in every type on odd
+// Rung 24's small products on the CUDA cores and rungs 27 and 28's on mma.sync: one kernel
+// whatever the split (a tile's splits are added by its last block to arrive; rung 28 adds its
+// warps' slices of K inside the block), right in every type on odd
 // pitches and both C layouts, with beta != 0 (the last block reads C) and bit-identical when run
 // again on a poisoned C (a counter left behind by a previous launch would leave C poisoned). The
 // shapes split K 1, a few and many ways; the fifth (rung 27's class: a mid-sized product, every
@@ -608,7 +609,10 @@ TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   int checked = 0;
   for (const KernelInfo& k : all_kernels()) {
-    if ((k.family != "small" && k.family != "small_mma") || !runs_on_current_device(k)) continue;
+    if ((k.family != "small" && k.family != "small_mma" && k.family != "tiny_mma") ||
+        !runs_on_current_device(k)) {
+      continue;
+    }
     for (GemmTypes types : k.desc.types) {
       CaseSpec cases[5] = {spec_of(24, 28, 2637, 1.0f, 0.5f, types),
                            spec_of(5, 9, 187, -1.5f, 0.0f, types),

@@ -1,0 +1,327 @@
+// Rung 28: tiny products of 16-bit operands on mma.sync, K split over the warps of one block
+// (`tiny_mma_32x32`).
+//
+// Rungs 24 and 27 split a small product's K over blocks: each split leaves its partial sums in
+// the stream workspace (or, on rung 24, in a cluster's shared memory) and the last block of a
+// tile adds them. On products of a few million multiply-adds the GPU's time past the launch is
+// that chain: a stage's loads, a barrier per stage, the partial sums' writes, the arrival (or the
+// cluster barrier) and the sum. cuBLAS runs one block per tile over the whole K there and was
+// 0.3-1.5 us shorter (docs/perf-notes.md, "Launch-bound rows under Nsight Compute").
+// Idea: one block per 32 x 32 tile of C and no split over blocks; the block's eight warps take
+// consecutive slices of K (multiples of 16), each computing the whole tile over its slice:
+//  - C is made row-major (a column-major C is computed as its mirror, C^T = B^T A^T).
+//  - Each lane loads its own mma.sync m16n8k16 fragments straight from global memory into
+//    registers through the operands' strides (any layout, pitch and base): a K-contiguous operand
+//    whose base and pitch are 4-byte aligned as one 32-bit word per element pair, else element by
+//    element; zero past M, N and K. No shared-memory stage, no barrier in the K loop: a chunk of
+//    32 k is one round of loads, all in flight together, then its products.
+//  - The warps' partial tiles meet once in shared memory; each thread adds four outputs over the
+//    warps in warp order (deterministic) and writes C with alpha and beta.
+// The chain past the launch is the slice's loads (one round trip for K up to 256), the mma.sync
+// steps, one barrier and C's store.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <string>
+
+#include "../common.cuh"
+#include "../families.hpp"
+#include "../tensor_common.cuh"
+#include "mma_sync.cuh"
+
+namespace tilegemm::kernels {
+namespace {
+
+using mma_sync::Bf16Op;
+using mma_sync::F16Op;
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr int BM = 32;            // C rows per block
+constexpr int BN = 32;            // C columns per block
+constexpr int kMf = BM / 16;      // m16 fragments per warp
+constexpr int kNf = BN / 8;       // n8 fragments per warp
+constexpr int kSteps = 2;         // k16 steps whose fragments load together (32 k)
+constexpr int kRedLine = BN + 8;  // floats per row of a warp's partial tile (float2 stores spread)
+
+struct TinyMmaArgs : StridedProblem {
+  int tiles_n;
+  int k_warp;            // K per warp: a multiple of 16
+  int a_pairs, b_pairs;  // A (B) is K-contiguous at a 4-byte-aligned base and pitch
+  int c_pairs;           // C's base and ldc allow 2-element accesses at even columns
+};
+
+// One k16 step's fragments of a warp, as loaded: each register's element pair as two 16-bit
+// values (lo, hi), or as one 32-bit word in lo (hi zero). They are combined only once every load
+// of the chunk is issued: combining each pair as it arrives made the warp wait for every load in
+// turn (the combination sat in the load's branch, before the next load).
+struct RawStep {
+  std::uint32_t a_lo[kMf][4], a_hi[kMf][4];
+  std::uint32_t b_lo[kNf][2], b_hi[kNf][2];
+};
+
+// Loads under a predicate, zero where it is false: one predicated instruction each, no branch
+// (loads behind branches cost the warp a branch and a reconvergence per element pair).
+__device__ __forceinline__ std::uint32_t ld_u16_if(const std::uint16_t* p, bool c) {
+  std::uint32_t v;
+  asm("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\tmov.b32 %0, 0;\n\t"
+      "@q ld.global.nc.u16 %0, [%1];\n\t}"
+      : "=r"(v)
+      : "l"(p), "r"(static_cast<unsigned>(c)));
+  return v;
+}
+__device__ __forceinline__ std::uint32_t ld_b32_if(const std::uint16_t* p, bool c,
+                                                   std::uint32_t otherwise) {
+  std::uint32_t v;
+  asm("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\tmov.b32 %0, %3;\n\t"
+      "@q ld.global.nc.b32 %0, [%1];\n\t}"
+      : "=r"(v)
+      : "l"(p), "r"(static_cast<unsigned>(c)), "r"(otherwise));
+  return v;
+}
+
+// The element pair (k, k + 1) of a line (a row of A or a column of B) at p (element k); zero past
+// k_end. K_CONTIG with `pairs`: one 32-bit load (one 16-bit load where k + 1 is past the end).
+template <bool K_CONTIG>
+__device__ __forceinline__ void load_pair(const std::uint16_t* p, std::int64_t k_stride, int k,
+                                          int k_end, bool pairs, std::uint32_t& lo,
+                                          std::uint32_t& hi) {
+  if (K_CONTIG && pairs) {
+    lo = ld_b32_if(p, k + 1 < k_end, ld_u16_if(p, k + 1 == k_end));
+    hi = 0u;
+  } else {
+    lo = ld_u16_if(p, k < k_end);
+    hi = ld_u16_if(p + k_stride, k + 1 < k_end);
+  }
+}
+
+/// C = alpha * A B + beta * C for block tile blockIdx.x, K over the block's warps.
+/// @tparam Op   Bf16Op or F16Op
+/// @tparam CT   C's storage type
+/// @tparam A_K  A is K-contiguous (row-major); else M-contiguous
+/// @tparam B_K  B is K-contiguous (column-major); else N-contiguous
+template <class Op, class CT, bool A_K, bool B_K>
+__global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs g) {
+  __shared__ __align__(16) float red[kWarps][BM * kRedLine];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int gq = lane / 4;  // the fragment's row (A, C) or column (B) within 8
+  const int tq = lane % 4;  // the fragment's k pair (A, B) or column pair (C)
+  const int tile = static_cast<int>(blockIdx.x);
+  const int m0 = (tile / g.tiles_n) * BM;
+  const int n0 = (tile % g.tiles_n) * BN;
+  const int k_begin = warp * g.k_warp;
+  const int k_end = min(g.k, k_begin + g.k_warp);
+  const bool a_pairs = g.a_pairs != 0;
+  const bool b_pairs = g.b_pairs != 0;
+  const std::int64_t a_k = A_K ? 1 : g.a_k;
+  const std::int64_t b_k = B_K ? 1 : g.b_k;
+
+  // The lane's lines: A rows m0 + 16 i + 8 h + gq, B columns n0 + 8 j + gq (element k = 0); a
+  // line past M (N) reads nothing.
+  const std::uint16_t* const a = static_cast<const std::uint16_t*>(g.a);
+  const std::uint16_t* const b = static_cast<const std::uint16_t*>(g.b);
+  const std::uint16_t* pa[kMf][2];
+  const std::uint16_t* pb[kNf];
+  bool a_in[kMf][2];
+  bool b_in[kNf];
+#pragma unroll
+  for (int i = 0; i < kMf; ++i) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = m0 + 16 * i + 8 * h + gq;
+      a_in[i][h] = r < g.m;
+      pa[i][h] = a + static_cast<std::int64_t>(a_in[i][h] ? r : 0) * g.a_m;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kNf; ++j) {
+    const int col = n0 + 8 * j + gq;
+    b_in[j] = col < g.n;
+    pb[j] = b + static_cast<std::int64_t>(b_in[j] ? col : 0) * g.b_n;
+  }
+
+  // The loads of the k16 step at k0: A's registers (rows +0, +8) x (k +0, +8), B's (k +0, +8),
+  // each an element pair at k0 + 2 tq + {0, 8}; a line past M (N) has no K (k_end 0).
+  const auto load_step = [&](RawStep& r, int k0) {
+    const int k = k0 + 2 * tq;
+#pragma unroll
+    for (int i = 0; i < kMf; ++i) {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int h = q % 2;
+        const int kk = k + 8 * (q / 2);
+        load_pair<A_K>(pa[i][h] + kk * a_k, a_k, kk, a_in[i][h] ? k_end : 0, a_pairs, r.a_lo[i][q],
+                       r.a_hi[i][q]);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kNf; ++j) {
+#pragma unroll
+      for (int q = 0; q < 2; ++q) {
+        const int kk = k + 8 * q;
+        load_pair<B_K>(pb[j] + kk * b_k, b_k, kk, b_in[j] ? k_end : 0, b_pairs, r.b_lo[j][q],
+                       r.b_hi[j][q]);
+      }
+    }
+  };
+  const auto mma_step = [&](float(&acc)[kMf][kNf][4], const RawStep& r) {
+    std::uint32_t a[kMf][4];
+    std::uint32_t b[kNf][2];
+#pragma unroll
+    for (int i = 0; i < kMf; ++i) {
+#pragma unroll
+      for (int q = 0; q < 4; ++q) a[i][q] = r.a_lo[i][q] | (r.a_hi[i][q] << 16);
+    }
+#pragma unroll
+    for (int j = 0; j < kNf; ++j) {
+#pragma unroll
+      for (int q = 0; q < 2; ++q) b[j][q] = r.b_lo[j][q] | (r.b_hi[j][q] << 16);
+    }
+#pragma unroll
+    for (int i = 0; i < kMf; ++i) {
+#pragma unroll
+      for (int j = 0; j < kNf; ++j) Op::mma(acc[i][j], a[i], b[j]);
+    }
+  };
+
+  float acc[kMf][kNf][4] = {};
+  if (k_begin < k_end) {
+    // A chunk of kSteps k16 steps: every load issued, then the products (one round trip a chunk).
+#pragma unroll 1
+    for (int k0 = k_begin; k0 < k_end; k0 += 16 * kSteps) {
+      RawStep raw[kSteps];
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) load_step(raw[s], k0 + 16 * s);
+#pragma unroll
+      for (int s = 0; s < kSteps; ++s) mma_step(acc, raw[s]);
+    }
+    // The warp's partial tile: accumulator pair (row 16 i + 8 h + gq, columns 8 j + 2 tq, +1).
+#pragma unroll
+    for (int i = 0; i < kMf; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+#pragma unroll
+        for (int j = 0; j < kNf; ++j) {
+          *reinterpret_cast<float2*>(
+              &red[warp][(16 * i + 8 * h + gq) * kRedLine + 8 * j + 2 * tq]) =
+              make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+        }
+      }
+    }
+  }
+  __syncthreads();
+
+  // Thread t adds outputs (row t / 8, columns 4 (t % 8) .. + 3) over the warps that had K, in warp
+  // order, and writes them.
+  const int busy = min(kWarps, (g.k + g.k_warp - 1) / g.k_warp);
+  const int r = tid / (BN / 4);
+  const int col = 4 * (tid % (BN / 4));
+  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int w = 0; w < busy; ++w) {
+    const float4 v = *reinterpret_cast<const float4*>(&red[w][r * kRedLine + col]);
+    sum.x += v.x;
+    sum.y += v.y;
+    sum.z += v.z;
+    sum.w += v.w;
+  }
+  if (m0 + r >= g.m) return;
+  CT* const c_row = static_cast<CT*>(g.c) + static_cast<std::int64_t>(m0 + r) * g.ldc + n0;
+  const int cols_left = g.n - n0;
+  const bool vec2 = g.c_pairs != 0;
+  store_c_pair(c_row, col, cols_left, sum.x, sum.y, g.alpha, g.beta, vec2);
+  store_c_pair(c_row, col + 2, cols_left, sum.z, sum.w, g.alpha, g.beta, vec2);
+}
+
+// m, n and k with a k-step to spare in int; the tiles fit a 1-D grid.
+bool can_implement_tiny_mma(const Problem& p) {
+  const Problem q = views::row_major_c(p);
+  return views::dims_fit_int(q, 2 * 16 * kSteps) && views::linear_tile_grid_fits(q, BM, BN);
+}
+
+template <class Op, class CT>
+const void* kernel_for_layouts(const Problem& q) {
+  return views::dispatch_layouts(q, [](auto a_k, auto b_k) {
+    return kernel_address(&tiny_mma_kernel<Op, CT, decltype(a_k)::value, decltype(b_k)::value>);
+  });
+}
+
+// The instantiation for a row-major-C problem's types (16-bit A/B) and layouts.
+const void* kernel_for(const Problem& q) {
+  const GemmTypes t = q.types();
+  if (t.ab == DType::kBF16) {
+    return t.c == DType::kF32 ? kernel_for_layouts<Bf16Op, float>(q)
+                              : kernel_for_layouts<Bf16Op, __nv_bfloat16>(q);
+  }
+  return t.c == DType::kF32 ? kernel_for_layouts<F16Op, float>(q)
+                            : kernel_for_layouts<F16Op, __half>(q);
+}
+
+const void* device_function_tiny_mma(const Problem& p) {
+  return kernel_for(views::row_major_c(p));
+}
+
+cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
+  const Problem q = views::row_major_c(p);
+  TinyMmaArgs g{};
+  static_cast<StridedProblem&>(g) = strided_problem(q);
+  const std::int64_t tiles_n = ceil_div(q.n, std::int64_t{BN});
+  const std::int64_t tiles = ceil_div(q.m, std::int64_t{BM}) * tiles_n;
+  g.tiles_n = static_cast<int>(tiles_n);
+  // K over the warps in slices of whole k16 steps.
+  g.k_warp = static_cast<int>(16 * ceil_div(ceil_div(q.k, std::int64_t{kWarps}), std::int64_t{16}));
+  // A K-contiguous operand's pairs load as one word where its base and pitch are 4-byte aligned
+  // (an M- or N-contiguous operand's pairs are two element loads either way).
+  const bool a_k_contig = q.a.layout == Layout::kRowMajor;
+  const bool b_k_contig = q.b.layout == Layout::kColMajor;
+  g.a_pairs = a_k_contig && views::aligned(q.a, 4);
+  g.b_pairs = b_k_contig && views::aligned(q.b, 4);
+  g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
+  void* args[] = {&g};
+  const cudaError_t e = cudaLaunchKernel(kernel_for(q), dim3(static_cast<unsigned>(tiles)),
+                                         dim3(kThreads), args, 0, stream);
+  return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+}  // namespace
+
+void register_tiny_mma(Registry& r) {
+  KernelInfo k;
+  k.name = "tiny_mma_" + std::to_string(BM) + "x" + std::to_string(BN);
+  k.family = "tiny_mma";
+  k.rung = 28;
+  k.tile = TileConfig{};
+  k.tile.bm = BM;
+  k.tile.bn = BN;
+  k.tile.bk = 16 * kSteps;
+  k.tile.wm = BM;
+  k.tile.wn = BN;
+  k.tile.tm = 16;
+  k.tile.tn = 8;
+  k.tile.threads = kThreads;
+  k.tile.stages = 2;
+  k.tile.smem_bytes = static_cast<int>(sizeof(float)) * kWarps * BM * kRedLine;
+  k.desc.op_class = OpClass::kMmaSync;
+  k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
+                  GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
+  k.desc.accumulator = DType::kF32;
+  k.desc.align_a = 1;  // fragments read by elements or pairs, C written in pairs where it allows
+  k.desc.align_b = 1;
+  k.desc.align_c = 1;
+  k.desc.min_cc = kCpAsyncMinCc;  // mma.sync m16n8k16 on 16-bit types: sm_80
+  k.desc.max_cc = 0;
+  k.desc.split_k = false;
+  k.summary =
+      "16-bit A/B on mma.sync for tiny products: a block per 32 x 32 tile of C over the whole K, "
+      "its eight warps on consecutive slices of K with fragments loaded straight from memory at "
+      "any layout, pitch and base, the slices added in warp order through shared memory "
+      "(deterministic); one launch, no workspace, no barrier in the K loop";
+  k.can_implement = can_implement_tiny_mma;
+  k.launch = launch_tiny_mma;
+  k.device_function = device_function_for(k.can_implement, device_function_tiny_mma);
+  r.push_back(std::move(k));
+}
+
+}  // namespace tilegemm::kernels
