@@ -27,6 +27,7 @@
 
 #include "../common.cuh"
 #include "../families.hpp"
+#include "../predicated_loads.cuh"
 #include "../tensor_common.cuh"
 #include "mma_sync.cuh"
 
@@ -60,26 +61,6 @@ struct RawStep {
   std::uint32_t a_lo[kMf][4], a_hi[kMf][4];
   std::uint32_t b_lo[kNf][2], b_hi[kNf][2];
 };
-
-// Loads under a predicate, zero where it is false: one predicated instruction each, no branch
-// (loads behind branches cost the warp a branch and a reconvergence per element pair).
-__device__ __forceinline__ std::uint32_t ld_u16_if(const std::uint16_t* p, bool c) {
-  std::uint32_t v;
-  asm("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\tmov.b32 %0, 0;\n\t"
-      "@q ld.global.nc.u16 %0, [%1];\n\t}"
-      : "=r"(v)
-      : "l"(p), "r"(static_cast<unsigned>(c)));
-  return v;
-}
-__device__ __forceinline__ std::uint32_t ld_b32_if(const std::uint16_t* p, bool c,
-                                                   std::uint32_t otherwise) {
-  std::uint32_t v;
-  asm("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\tmov.b32 %0, %3;\n\t"
-      "@q ld.global.nc.b32 %0, [%1];\n\t}"
-      : "=r"(v)
-      : "l"(p), "r"(static_cast<unsigned>(c)), "r"(otherwise));
-  return v;
-}
 
 // The element pair (k, k + 1) of a line (a row of A or a column of B) at p (element k); zero past
 // k_end. K_CONTIG with `pairs`: one 32-bit load (one 16-bit load where k + 1 is past the end).

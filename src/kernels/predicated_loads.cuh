@@ -1,0 +1,66 @@
+// Element loads under a predicate, kept as storage bits until every load of a round is issued.
+//
+// A load whose value is converted or packed right after it (bf16 -> fp32, two 16-bit halves into
+// a word) makes the warp wait at that instruction for the load to return before it issues the
+// next one; the compiler places such a consumer next to its load, so a round of element loads
+// became a round trip per few loads (rung 28's first builds; rung 17's element path). Here each
+// load is one predicated instruction (no branch, zero where the predicate is false) into a 32-bit
+// register of its own, and bits_to_float converts after the round (docs/perf-notes.md, "Rung 28").
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace tilegemm::kernels {
+
+// The 16-bit value at p (zero-extended), or 0 where c is false (p is not read).
+__device__ __forceinline__ std::uint32_t ld_u16_if(const void* p, bool c) {
+  std::uint32_t v;
+  asm("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\tmov.b32 %0, 0;\n\t"
+      "@q ld.global.nc.u16 %0, [%1];\n\t}"
+      : "=r"(v)
+      : "l"(p), "r"(static_cast<unsigned>(c)));
+  return v;
+}
+
+// The 32-bit word at p (4-byte aligned), or `otherwise` where c is false (p is not read).
+__device__ __forceinline__ std::uint32_t ld_b32_if(const void* p, bool c,
+                                                   std::uint32_t otherwise = 0u) {
+  std::uint32_t v;
+  asm("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %2, 0;\n\tmov.b32 %0, %3;\n\t"
+      "@q ld.global.nc.b32 %0, [%1];\n\t}"
+      : "=r"(v)
+      : "l"(p), "r"(static_cast<unsigned>(c)), "r"(otherwise));
+  return v;
+}
+
+// One element's storage bits at p, or 0 (+0 in every type) where c is false. A 32-bit element
+// needs no conversion, so no consumer follows its load; it stays the compiler's own load (the
+// predicated form above measured 3-5% slower on fp32 matrix-vector calls).
+template <class E>
+__device__ __forceinline__ std::uint32_t ld_bits_if(const E* p, bool c) {
+  static_assert(sizeof(E) == 2 || sizeof(E) == 4, "16- or 32-bit elements");
+  if constexpr (sizeof(E) == 2) {
+    return ld_u16_if(p, c);
+  } else {
+    return c ? __ldg(reinterpret_cast<const unsigned int*>(p)) : 0u;
+  }
+}
+
+// An element's storage bits (ld_bits_if) as fp32.
+template <class E>
+__device__ __forceinline__ float bits_to_float(std::uint32_t b) {
+  if constexpr (std::is_same_v<E, __nv_bfloat16>) {
+    return __uint_as_float(b << 16);
+  } else if constexpr (std::is_same_v<E, __half>) {
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(b)));
+  } else {
+    static_assert(sizeof(E) == 4, "fp32 storage");
+    return __uint_as_float(b);
+  }
+}
+
+}  // namespace tilegemm::kernels
