@@ -197,30 +197,54 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
     const bool whole = g.vec && V * piece + V <= live;
     const int n = max(0, min(V, g.m - r));
     const std::int64_t step = static_cast<std::int64_t>(kWarps) * cols;
-    // A cut piece's elements (or every piece's, where A allows no whole-piece load) are loaded
-    // as storage bits under predicates and converted after the round (predicated_loads.cuh).
-    for (std::int64_t k = k0 + warp * cols + lane / lanes; k < k1; k += step * kUnroll) {
-      uint4 ra[kUnroll];
-      std::uint32_t bits[kUnroll][V];
-      std::uint32_t xb[kUnroll];
+    if constexpr (sizeof(E) == 4) {
+      // fp32: no conversion follows a load, so the loads of a round go out together as they are.
+      for (std::int64_t k = k0 + warp * cols + lane / lanes; k < k1; k += step * kUnroll) {
+        uint4 ra[kUnroll];
+        float xk[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const std::int64_t kk = k + step * u;
-        const bool in = kk < k1;
-        const E* const col = a + (in ? kk : 0) * g.lda + r;
-        ra[u] = in && whole ? load_piece<W>(col) : make_uint4(0, 0, 0, 0);
+        for (int u = 0; u < kUnroll; ++u) {
+          const std::int64_t kk = k + step * u;
+          const E* const col = a + kk * g.lda + r;
+          ra[u] = kk >= k1 ? make_uint4(0, 0, 0, 0)
+                  : whole  ? load_piece<W>(col)
+                           : load_cut_piece<sizeof(E)>(col, n);
+          xk[u] = kk < k1 ? L::one(x + kk * g.incx) : 0.0f;
+        }
 #pragma unroll
-        for (int i = 0; i < V; ++i) bits[u][i] = ld_bits_if(col + i, in && !whole && i < n);
-        xb[u] = ld_bits_if(x + (in ? kk : 0) * g.incx, in);
+        for (int u = 0; u < kUnroll; ++u) {
+          float av[V];
+          L::vec(ra[u], av);
+#pragma unroll
+          for (int i = 0; i < V; ++i) acc[0][i] = fmaf(av[i], xk[u], acc[0][i]);
+        }
       }
+    } else {
+      // A cut piece's elements (or every piece's, where A allows no whole-piece load) are loaded
+      // as storage bits under predicates and converted after the round (predicated_loads.cuh).
+      for (std::int64_t k = k0 + warp * cols + lane / lanes; k < k1; k += step * kUnroll) {
+        uint4 ra[kUnroll];
+        std::uint32_t bits[kUnroll][V];
+        std::uint32_t xb[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        float av[V];
-        L::vec(ra[u], av);
-        const float xk = bits_to_float<E>(xb[u]);
+        for (int u = 0; u < kUnroll; ++u) {
+          const std::int64_t kk = k + step * u;
+          const bool in = kk < k1;
+          const E* const col = a + (in ? kk : 0) * g.lda + r;
+          ra[u] = in && whole ? load_piece<W>(col) : make_uint4(0, 0, 0, 0);
 #pragma unroll
-        for (int i = 0; i < V; ++i) {
-          acc[0][i] = fmaf(whole ? av[i] : bits_to_float<E>(bits[u][i]), xk, acc[0][i]);
+          for (int i = 0; i < V; ++i) bits[u][i] = ld_bits_if(col + i, in && !whole && i < n);
+          xb[u] = ld_bits_if(x + (in ? kk : 0) * g.incx, in);
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          float av[V];
+          L::vec(ra[u], av);
+          const float xk = bits_to_float<E>(xb[u]);
+#pragma unroll
+          for (int i = 0; i < V; ++i) {
+            acc[0][i] = fmaf(whole ? av[i] : bits_to_float<E>(bits[u][i]), xk, acc[0][i]);
+          }
         }
       }
     }
@@ -266,32 +290,60 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
     // more on every other block than it won, and as an instance of its own for one-block matrices
     // lost on those too: docs/perf-notes.md, "Rung 17's pitch classes" and "Rung 17's one cut row
     // block".)
-    // The elements are loaded as storage bits under predicates and converted once every load
-    // of the round is issued (predicated_loads.cuh).
-    constexpr int kElemUnroll = 2;
-    for (std::int64_t k = k0 + warp; k < k1; k += kWarps * kElemUnroll) {
-      std::uint32_t bits[kElemUnroll][kColPieces][V];
-      std::uint32_t xb[kElemUnroll];
+    if constexpr (sizeof(E) == 4) {
+      constexpr int kElemUnroll = 2;
+      for (std::int64_t k = k0 + warp; k < k1; k += kWarps * kElemUnroll) {
+        float av[kElemUnroll][kColPieces][V];
+        float xk[kElemUnroll];
 #pragma unroll
-      for (int u = 0; u < kElemUnroll; ++u) {
-        const std::int64_t kk = k + kWarps * u;
-        xb[u] = ld_bits_if(x + (kk < k1 ? kk : 0) * g.incx, kk < k1);
+        for (int u = 0; u < kElemUnroll; ++u) {
+          const std::int64_t kk = k + kWarps * u;
+          xk[u] = kk < k1 ? L::one(x + kk * g.incx) : 0.0f;
 #pragma unroll
-        for (int j = 0; j < kColPieces; ++j) {
-          const int r = block_row + V * (lane + 32 * j);
-          const E* const col = a + (kk < k1 ? kk : 0) * g.lda + r;
+          for (int j = 0; j < kColPieces; ++j) {
+            const int r = block_row + V * (lane + 32 * j);
+            const E* const col = a + kk * g.lda + r;
 #pragma unroll
-          for (int i = 0; i < V; ++i) bits[u][j][i] = ld_bits_if(col + i, kk < k1 && r + i < g.m);
+            for (int i = 0; i < V; ++i) av[u][j][i] = kk < k1 && r + i < g.m ? L::one(col + i) : 0.0f;
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < kElemUnroll; ++u) {
+#pragma unroll
+          for (int j = 0; j < kColPieces; ++j) {
+#pragma unroll
+            for (int i = 0; i < V; ++i) acc[j][i] = fmaf(av[u][j][i], xk[u], acc[j][i]);
+          }
         }
       }
+    } else {
+      // The elements are loaded as storage bits under predicates and converted once every load
+      // of the round is issued (predicated_loads.cuh).
+      constexpr int kElemUnroll = 2;
+      for (std::int64_t k = k0 + warp; k < k1; k += kWarps * kElemUnroll) {
+        std::uint32_t bits[kElemUnroll][kColPieces][V];
+        std::uint32_t xb[kElemUnroll];
 #pragma unroll
-      for (int u = 0; u < kElemUnroll; ++u) {
-        const float xk = bits_to_float<E>(xb[u]);
+        for (int u = 0; u < kElemUnroll; ++u) {
+          const std::int64_t kk = k + kWarps * u;
+          xb[u] = ld_bits_if(x + (kk < k1 ? kk : 0) * g.incx, kk < k1);
 #pragma unroll
-        for (int j = 0; j < kColPieces; ++j) {
+          for (int j = 0; j < kColPieces; ++j) {
+            const int r = block_row + V * (lane + 32 * j);
+            const E* const col = a + (kk < k1 ? kk : 0) * g.lda + r;
 #pragma unroll
-          for (int i = 0; i < V; ++i) {
-            acc[j][i] = fmaf(bits_to_float<E>(bits[u][j][i]), xk, acc[j][i]);
+            for (int i = 0; i < V; ++i) bits[u][j][i] = ld_bits_if(col + i, kk < k1 && r + i < g.m);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < kElemUnroll; ++u) {
+          const float xk = bits_to_float<E>(xb[u]);
+#pragma unroll
+          for (int j = 0; j < kColPieces; ++j) {
+#pragma unroll
+            for (int i = 0; i < V; ++i) {
+              acc[j][i] = fmaf(bits_to_float<E>(bits[u][j][i]), xk, acc[j][i]);
+            }
           }
         }
       }
