@@ -1278,6 +1278,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         done
       done
       python3 scripts/ab_summary.py --worst 6 "$R"/"${TAG}"_rs_*.json | tail -14 | tee -a "$summary"
+      python3 scripts/ab_seed_counts.py "$R"/"${TAG}"_rs_*.json | tee -a "$summary"
       ;;
     cluster-split)
       # Split K in a thread-block cluster (rung 24, gemv's short columns; perf-notes.md, "Split K
