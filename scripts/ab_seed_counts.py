@@ -9,26 +9,12 @@ Usage: scripts/ab_seed_counts.py RESULT.json [...]
 """
 import argparse
 import collections
-import json
-import math
 import re
 import sys
 
+from random_summary import bars, load, ratios_of
+
 NAME = re.compile(r"rs_(old|new)_(\d+)_([a-z0-9]+)_s(\d+)\.json$")
-
-
-def bars(path):
-    """(below 1.0x, below 0.8x, geometric mean over >= 1 GFLOP) of one result file."""
-    pairs = collections.defaultdict(dict)
-    for r in json.load(open(path))["results"]:
-        if r.get("status", "ok") != "ok" or r.get("median_ms") is None:
-            continue
-        key = (r["m"], r["n"], r["k"], r["layout_a"], r["layout_b"], r["layout_c"])
-        pairs[key]["cublas" if r["kernel"] == "cublas" else "auto"] = r["median_ms"]
-    ratios = [(p["cublas"] / p["auto"], key) for key, p in pairs.items() if len(p) == 2]
-    big = [ratio for ratio, key in ratios if 2.0 * key[0] * key[1] * key[2] >= 1e9]
-    geo = math.exp(sum(map(math.log, big)) / len(big)) if big else float("nan")
-    return (sum(ratio < 1.0 for ratio, _ in ratios), sum(ratio < 0.8 for ratio, _ in ratios), geo)
 
 
 def main():
@@ -41,7 +27,7 @@ def main():
         if not m:
             sys.exit(f"{path}: not an ab-random result (rs_<old|new>_<repeat>_<dtype>_s<seed>.json)")
         side, rep, dtype, seed = m.groups()
-        table[(dtype, int(seed))][side][int(rep)] = bars(path)
+        table[(dtype, int(seed))][side][int(rep)] = bars(ratios_of(load(path)))[:3]
     for dtype in sorted({d for d, _ in table}):
         print(f"{dtype}: seed | below 1.0x old -> new | below 0.8x old -> new | "
               "geomean >= 1 GFLOP old -> new (one value per repeat)")

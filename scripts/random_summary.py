@@ -12,32 +12,52 @@ import json
 import math
 
 
-def summarise(path, worst):
-    rows = json.load(open(path))["results"]
+def load(path):
+    """Per shape (m, n, k and the three layouts) of a result file, its cuBLAS row and its tilegemm
+    row (rows that did not run are left out)."""
     shapes = {}
-    for r in rows:
+    for r in json.load(open(path))["results"]:
+        if r.get("median_ms") is None:
+            continue
         key = (r["m"], r["n"], r["k"], r["layout_a"], r["layout_b"], r["layout_c"])
         side = "cublas" if r["kernel"] == "cublas" else "tilegemm"
         shapes.setdefault(key, {})[side] = r
-    ratios = []
-    for key, pair in shapes.items():
-        if "cublas" in pair and "tilegemm" in pair:
-            ratio = pair["cublas"]["median_ms"] / pair["tilegemm"]["median_ms"]
-            ratios.append((ratio, key, pair["tilegemm"]["kernel"]))
+    return shapes
 
-    def geomean(values):
-        return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+def ratios_of(shapes):
+    """(cuBLAS's time over tilegemm's, shape, tilegemm's kernel) of every shape timed on both."""
+    return [(pair["cublas"]["median_ms"] / pair["tilegemm"]["median_ms"], key,
+             pair["tilegemm"]["kernel"])
+            for key, pair in shapes.items() if "cublas" in pair and "tilegemm" in pair]
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def bars(ratios):
+    """The issue's random bars: shapes below 1.0x and below 0.8x of cuBLAS, and the geometric mean
+    over the shapes of at least 1 GFLOP."""
+    big = [r for r, key, _ in ratios if 2.0 * key[0] * key[1] * key[2] >= 1e9]
+    return (sum(r < 1.0 for r, _, _ in ratios), sum(r < 0.8 for r, _, _ in ratios), geomean(big),
+            len(big))
+
+
+def summarise(path, worst):
+    shapes = load(path)
+    ratios = ratios_of(shapes)
 
     def median_host(side):
         hosts = sorted(p[side]["host_us"] for p in shapes.values()
                        if side in p and p[side].get("host_us") is not None)
         return f"{hosts[len(hosts) // 2]:.1f}" if hosts else "-"
 
-    big = [r for r, key, _ in ratios if 2.0 * key[0] * key[1] * key[2] >= 1e9]
+    below_1, below_08, big_mean, big = bars(ratios)
     print(f"{path}: {len(ratios)} shapes, geometric mean {geomean([r for r, _, _ in ratios]):.2f}, "
-          f"over the {len(big)} of >= 1 GFLOP {geomean(big):.2f}; "
-          f"below 0.8x: {sum(r < 0.8 for r, _, _ in ratios)}, "
-          f"below 1.0x: {sum(r < 1.0 for r, _, _ in ratios)}; median host us per call: "
+          f"over the {big} of >= 1 GFLOP {big_mean:.2f}; "
+          f"below 0.8x: {below_08}, "
+          f"below 1.0x: {below_1}; median host us per call: "
           f"tilegemm {median_host('tilegemm')}, cublas {median_host('cublas')}")
     for ratio, key, kernel in sorted(ratios)[:worst]:
         m, n, k, la, lb, lc = key

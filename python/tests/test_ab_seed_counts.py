@@ -1,42 +1,29 @@
 """scripts/ab_seed_counts.py, the issue's random bars per seed on each side of an A/B (no GPU
 needed): shapes below 1.0x and 0.8x of cuBLAS and the geometric mean over >= 1 GFLOP."""
-import json
-import subprocess
-import sys
-from pathlib import Path
+import functools
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "ab_seed_counts.py"
+from script_helpers import result, write
+from script_helpers import run as run_script
 
-
-def result(kernel, ms, m, n=64, k=64):
-    return {"kernel": kernel, "dtype": "bf16", "layout_a": "row", "layout_b": "col",
-            "layout_c": "row", "m": m, "n": n, "k": k, "median_ms": ms, "status": "ok"}
+run = functools.partial(run_script, "ab_seed_counts.py")
 
 
-def write(tmp_path, name, ratios):
-    # ratios: cuBLAS's time over auto's per shape; the last shape is 1024^3 (2.1 GFLOP), the
-    # others under 1 GFLOP
+def write_ratios(tmp_path, name, ratios):
+    """A result file with one shape per ratio (cuBLAS's time over auto's); the last shape is
+    1024^3 (2.1 GFLOP), the others under 1 GFLOP."""
     rows = []
     for i, ratio in enumerate(ratios):
-        big = i == len(ratios) - 1
-        m, n, k = (1024, 1024, 1024) if big else (10 + i, 64, 64)
-        rows.append({**result("cublas", ratio * 0.01, m), "n": n, "k": k})
-        rows.append({**result("auto(small_32x32x32)", 0.01, m), "n": n, "k": k})
-    path = tmp_path / name
-    path.write_text(json.dumps({"results": rows}))
-    return str(path)
-
-
-def run(*args):
-    out = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
-    return out.returncode, out.stdout + out.stderr
+        m, n, k = (1024, 1024, 1024) if i == len(ratios) - 1 else (10 + i, 64, 64)
+        rows += [result("cublas", ratio * 0.01, m=m, n=n, k=k),
+                 result("auto(small_32x32x32)", 0.01, m=m, n=n, k=k)]
+    return write(tmp_path, name, rows)
 
 
 def test_counts_and_geometric_mean_per_seed_and_side(tmp_path):
-    files = [write(tmp_path, "x_rs_old_1_bf16_s7.json", [0.5, 0.9, 1.2]),
-             write(tmp_path, "x_rs_new_1_bf16_s7.json", [1.1, 0.95, 1.3]),
-             write(tmp_path, "x_rs_old_2_bf16_s7.json", [0.7, 0.79, 1.2]),
-             write(tmp_path, "x_rs_new_2_bf16_s7.json", [1.0, 0.81, 1.3])]
+    files = [write_ratios(tmp_path, "x_rs_old_1_bf16_s7.json", [0.5, 0.9, 1.2]),
+             write_ratios(tmp_path, "x_rs_new_1_bf16_s7.json", [1.1, 0.95, 1.3]),
+             write_ratios(tmp_path, "x_rs_old_2_bf16_s7.json", [0.7, 0.79, 1.2]),
+             write_ratios(tmp_path, "x_rs_new_2_bf16_s7.json", [1.0, 0.81, 1.3])]
     rc, out = run(*files)
     assert rc == 0, out
     line = next(l for l in out.splitlines() if l.strip().startswith("7 |"))
@@ -48,7 +35,7 @@ def test_counts_and_geometric_mean_per_seed_and_side(tmp_path):
 
 
 def test_a_file_that_is_not_an_ab_random_result_is_refused(tmp_path):
-    path = write(tmp_path, "random-bf16-s7.json", [1.0])
+    path = write_ratios(tmp_path, "random-bf16-s7.json", [1.0])
     rc, out = run(path)
     assert rc != 0
     assert "not an ab-random result" in out

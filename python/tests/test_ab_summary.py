@@ -1,29 +1,13 @@
 """scripts/ab_summary.py, the A/B summary of perf-notes' tables (no GPU needed): medians over the
 repeats, and each shape's time over cuBLAS's in the same run, new over old."""
-import json
-import subprocess
-import sys
-from pathlib import Path
+import functools
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "ab_summary.py"
+from script_helpers import result, write
+from script_helpers import run as run_script
 
-
-def result(kernel, ms, host=None, m=64, n=64, k=4096):
-    return {"kernel": kernel, "dtype": "bf16", "layout_a": "row", "layout_b": "col",
-            "layout_c": "row", "m": m, "n": n, "k": k, "median_ms": ms, "host_us": host}
-
-
-def write(tmp_path, name, rows):
-    path = tmp_path / name
-    path.write_text(json.dumps({"results": rows}))
-    return str(path)
-
-
-def run(*args):
-    out = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
-    return out.returncode, out.stdout + out.stderr
+run = functools.partial(run_script, "ab_summary.py")
 
 
 def test_medians_and_the_ratio_normalised_by_cublas(tmp_path):
