@@ -52,6 +52,19 @@ std::string chosen_bf16(std::int64_t m, std::int64_t n, std::int64_t k) {
   return kernel == nullptr ? "(none)" : kernel->name;
 }
 
+// auto's choice on sm_90 for an M x N x K product of types `t` with row-major operands, A at a
+// pitch `pad` elements past K (any pitch of at least K).
+std::string chosen_for(GemmTypes t, std::int64_t m, std::int64_t n, std::int64_t k,
+                       std::int64_t pad = 0) {
+  alignas(16) static std::uint16_t buf16[64];
+  const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
+  void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
+  Problem p = Problem::make_typed(m, n, k, t, buf, buf, buf);
+  p.a.ld = k + pad;
+  const KernelInfo* kernel = select_kernel(p, 90);
+  return kernel == nullptr ? "(none)" : kernel->name;
+}
+
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
@@ -288,15 +301,10 @@ TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
 // TinyProductsTakeRung28In16BitTypes); any pitch.
 TEST(AutoRule, SmallProductsTakeRung24) {
   const std::string kSmall = "small_32x32x32";
-  alignas(16) static std::uint16_t buf16[64];
   for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
                       GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
-    void* buf = t.ab == DType::kF32 || t.ab == DType::kTF32 ? static_cast<void*>(g_buf)
-                                                            : static_cast<void*>(buf16);
     auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-      const KernelInfo* chosen =
-          select_kernel(Problem::make_typed(m, n, k, t, buf, buf, buf), 90);
-      return chosen == nullptr ? std::string("(none)") : chosen->name;
+      return chosen_for(t, m, n, k);
     };
     SCOPED_TRACE(gemm_types_name(t));
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
@@ -325,28 +333,23 @@ TEST(AutoRule, SmallProductsTakeRung24) {
 // half the SMs); K of 48 or 129 stays with rung 24, as do fp32 and tf32 (no rung-27 instance
 // computes them).
 TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
-  alignas(16) static std::uint16_t buf16[64];
   for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
                       GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
-    void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
-    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda) {
-      Problem p = Problem::make_typed(m, n, k, t, buf, buf, buf);
-      p.a.ld = lda;  // row-major A: any pitch of at least K
-      const KernelInfo* chosen = select_kernel(p, 90);
-      return chosen == nullptr ? std::string("(none)") : chosen->name;
+    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t pad) {
+      return chosen_for(t, m, n, k, pad);
     };
     SCOPED_TRACE(gemm_types_name(t));
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
              {1025, 125, 50}, {512, 256, 64}, {300, 300, 49}}) {
       for (std::int64_t pad : {0, 1}) {
-        EXPECT_EQ(pick(s[0], s[1], s[2], s[2] + pad), wide ? "small_32x32x32" : "small_mma_64x64")
-            << s[0] << "x" << s[1] << "x" << s[2] << " lda " << s[2] + pad;
+        EXPECT_EQ(pick(s[0], s[1], s[2], pad), wide ? "small_32x32x32" : "small_mma_64x64")
+            << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
       }
     }
-    EXPECT_EQ(pick(1025, 125, 48, 48), "small_32x32x32");
-    EXPECT_EQ(pick(500, 200, 129, 129), wide ? "small_32x32x32" : "tiny_mma_32x32");
-    EXPECT_NE(pick(1056, 160, 100, 100), "small_mma_64x64");  // past rung 24's class
+    EXPECT_EQ(pick(1025, 125, 48, 0), "small_32x32x32");
+    EXPECT_EQ(pick(500, 200, 129, 0), wide ? "small_32x32x32" : "tiny_mma_32x32");
+    EXPECT_NE(pick(1056, 160, 100, 0), "small_mma_64x64");  // past rung 24's class
   }
 }
 
@@ -355,16 +358,11 @@ TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
 // rungs 24, 27 and 23; not fp32 or tf32 (no rung-28 instance computes them), not K < 8 or
 // K > 512, not more tiles than SMs, not a matrix-vector product.
 TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
-  alignas(16) static std::uint16_t buf16[64];
   for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
                       GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
-    void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
     auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t pad) {
-      Problem p = Problem::make_typed(m, n, k, t, buf, buf, buf);
-      p.a.ld = k + pad;  // row-major A: any pitch of at least K
-      const KernelInfo* chosen = select_kernel(p, 90);
-      return chosen == nullptr ? std::string("(none)") : chosen->name;
+      return chosen_for(t, m, n, k, pad);
     };
     SCOPED_TRACE(gemm_types_name(t));
     for (std::int64_t pad : {0, 1}) {
@@ -402,32 +400,22 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
 // A tiny fp32 product (M and N over 1, K <= 128, M x N <= 32768) takes rung 2's 16x16 tile, at
 // any pitch; a K of 129, M x N past 32768 or a vector does not, and no other type does.
 TEST(AutoRule, TinyF32ProductsTakeRung2) {
-  alignas(16) static std::uint16_t buf16[64];
-  auto pick = [&](GemmTypes t, std::int64_t m, std::int64_t n, std::int64_t k,
-                  std::int64_t pad = 0) {
-    const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
-    void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
-    Problem p = Problem::make_typed(m, n, k, t, buf, buf, buf);
-    p.a.ld = k + pad;  // row-major A: any pitch of at least K
-    const KernelInfo* chosen = select_kernel(p, 90);
-    return chosen == nullptr ? std::string("(none)") : chosen->name;
-  };
   const GemmTypes f32{DType::kF32, DType::kF32};
   for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
            {9, 11, 66}, {3, 109, 65}, {58, 9, 67}, {81, 350, 110}, {2, 3, 4}, {128, 256, 128},
            {2, 16384, 1}, {13, 294, 64}}) {
     for (std::int64_t pad : {0, 1}) {
-      EXPECT_EQ(pick(f32, s[0], s[1], s[2], pad), "smem_tiled_t16")
+      EXPECT_EQ(chosen_for(f32, s[0], s[1], s[2], pad), "smem_tiled_t16")
           << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
     }
   }
   for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
            {81, 350, 129}, {128, 257, 64}, {1, 300, 100}, {300, 1, 100}, {2, 16385, 1}}) {
-    EXPECT_NE(pick(f32, s[0], s[1], s[2]), "smem_tiled_t16") << s[0] << "x" << s[1] << "x" << s[2];
+    EXPECT_NE(chosen_for(f32, s[0], s[1], s[2]), "smem_tiled_t16") << s[0] << "x" << s[1] << "x" << s[2];
   }
   for (GemmTypes t : {GemmTypes{DType::kTF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
                       GemmTypes{DType::kF16, DType::kF32}}) {
-    EXPECT_NE(pick(t, 9, 11, 66), "smem_tiled_t16") << gemm_types_name(t);
+    EXPECT_NE(chosen_for(t, 9, 11, 66), "smem_tiled_t16") << gemm_types_name(t);
   }
 }
 
@@ -486,14 +474,11 @@ TEST(AutoRule, FiveToEightColumnsAgainstALongKInF32TakeNarrowN8) {
 // small products); a K of 65, a C of 33 lines, 4095 long (a small product: rung 24 at K 48) or
 // 8193 long, and fp32 or tf32 do not.
 TEST(AutoRule, ShortKUnderALongThinCTakesRung27In16BitTypes) {
-  alignas(16) static std::uint16_t buf16[64];
   for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
                       GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
-    void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
     auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-      const KernelInfo* k_ = select_kernel(Problem::make_typed(m, n, k, t, buf, buf, buf), 90);
-      return k_ == nullptr ? std::string("(none)") : k_->name;
+      return chosen_for(t, m, n, k);
     };
     SCOPED_TRACE(gemm_types_name(t));
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
