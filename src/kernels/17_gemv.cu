@@ -233,8 +233,8 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
           const E* const col = a + (in ? kk : 0) * g.lda + r;
           ra[u] = in && whole ? load_piece<W>(col) : make_uint4(0, 0, 0, 0);
 #pragma unroll
-          for (int i = 0; i < V; ++i) bits[u][i] = ld_bits_if(col + i, in && !whole && i < n);
-          xb[u] = ld_bits_if(x + (in ? kk : 0) * g.incx, in);
+          for (int i = 0; i < V; ++i) bits[u][i] = ld_u16_if(col + i, in && !whole && i < n);
+          xb[u] = ld_u16_if(x + (in ? kk : 0) * g.incx, in);
         }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
@@ -326,13 +326,13 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
 #pragma unroll
         for (int u = 0; u < kElemUnroll; ++u) {
           const std::int64_t kk = k + kWarps * u;
-          xb[u] = ld_bits_if(x + (kk < k1 ? kk : 0) * g.incx, kk < k1);
+          xb[u] = ld_u16_if(x + (kk < k1 ? kk : 0) * g.incx, kk < k1);
 #pragma unroll
           for (int j = 0; j < kColPieces; ++j) {
             const int r = block_row + V * (lane + 32 * j);
             const E* const col = a + (kk < k1 ? kk : 0) * g.lda + r;
 #pragma unroll
-            for (int i = 0; i < V; ++i) bits[u][j][i] = ld_bits_if(col + i, kk < k1 && r + i < g.m);
+            for (int i = 0; i < V; ++i) bits[u][j][i] = ld_u16_if(col + i, kk < k1 && r + i < g.m);
           }
         }
 #pragma unroll

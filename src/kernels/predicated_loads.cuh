@@ -37,16 +37,8 @@ __device__ __forceinline__ std::uint32_t ld_b32_if(const void* p, bool c,
   return v;
 }
 
-// A 16-bit element's storage bits at p, or 0 (+0 in bf16 and f16) where c is false. (32-bit
-// elements need no conversion, so no consumer follows their loads: their kernels keep the
-// compiler's own loads.)
-template <class E>
-__device__ __forceinline__ std::uint32_t ld_bits_if(const E* p, bool c) {
-  static_assert(sizeof(E) == 2, "16-bit elements");
-  return ld_u16_if(p, c);
-}
-
-// A 16-bit element's storage bits (ld_bits_if) as fp32.
+// A 16-bit element's storage bits (ld_u16_if) as fp32. (32-bit elements need no conversion, so
+// no consumer follows their loads: their kernels keep the compiler's own loads.)
 template <class E>
 __device__ __forceinline__ float bits_to_float(std::uint32_t b) {
   if constexpr (std::is_same_v<E, __nv_bfloat16>) {

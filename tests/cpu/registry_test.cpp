@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <set>
 #include <string>
 #include <vector>
@@ -70,6 +72,33 @@ TEST(Registry, EveryEntryIsComplete) {
     EXPECT_LE(k.tile.threads, 1024);
     EXPECT_LE(k.tile.smem_bytes, 227 * 1024);
   }
+}
+
+// Each A/B -> C storage combination a kernel claims runs an instantiation of its own (tf32 reads
+// fp32 storage, so an fp32 and a tf32 claim may share one): a launcher that mapped two storage
+// types to one kernel would read one of them as the other.
+TEST(Registry, EachStorageTypeCombinationRunsItsOwnKernel) {
+  alignas(16) static float buf[64 * 64];
+  const auto storage = [](DType d) { return d == DType::kTF32 ? DType::kF32 : d; };
+  int compared = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    SCOPED_TRACE(k.name);
+    std::map<std::pair<DType, DType>, const void*> seen;
+    for (GemmTypes t : k.desc.types) {
+      const Problem p = Problem::make_typed(64, 64, 64, t, buf, buf, buf);
+      if (!k.can_implement(p)) continue;
+      const void* const fn = k.device_function(p);
+      ASSERT_NE(fn, nullptr) << gemm_types_name(t);
+      const std::pair<DType, DType> key{storage(t.ab), storage(t.c)};
+      for (const auto& [other, other_fn] : seen) {
+        if (other == key) continue;
+        EXPECT_NE(fn, other_fn) << gemm_types_name(t);
+        ++compared;
+      }
+      seen.emplace(key, fn);
+    }
+  }
+  EXPECT_GT(compared, 0);
 }
 
 TEST(Registry, GlobMatching) {

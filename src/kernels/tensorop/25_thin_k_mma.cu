@@ -830,8 +830,7 @@ void register_instance(Registry& r) {
   k.tile.wn = Strip ? strip::kWarpCols : BN / kWarpsN;
   k.tile.threads = kThreads;
   k.desc.op_class = OpClass::kMmaSync;
-  k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
-                  GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
+  k.desc.types = mma_sync::sixteen_bit_types();
   if (Strip) {
     k.desc.types.push_back(GemmTypes{DType::kF32, DType::kF32});
     k.desc.types.push_back(GemmTypes{DType::kTF32, DType::kF32});

@@ -43,8 +43,6 @@
 namespace tilegemm::kernels {
 namespace {
 
-using mma_sync::Bf16Op;
-using mma_sync::F16Op;
 using mma_sync::ldsm_x4_of;
 using mma_sync::opaque;
 
@@ -363,13 +361,9 @@ KernelRef kernel_for_layouts(const Problem& q) {
 // The instantiation for a row-major-C problem's types (16-bit A/B) and layouts.
 template <int BN>
 KernelRef kernel_for(const Problem& q) {
-  const GemmTypes t = q.types();
-  if (t.ab == DType::kBF16) {
-    return t.c == DType::kF32 ? kernel_for_layouts<Bf16Op, float, BN>(q)
-                              : kernel_for_layouts<Bf16Op, __nv_bfloat16, BN>(q);
-  }
-  return t.c == DType::kF32 ? kernel_for_layouts<F16Op, float, BN>(q)
-                            : kernel_for_layouts<F16Op, __half, BN>(q);
+  return mma_sync::with_16bit_op(q.types(), [&](auto op, auto ct) {
+    return kernel_for_layouts<typename decltype(op)::type, typename decltype(ct)::type, BN>(q);
+  });
 }
 
 template <int BN>
@@ -430,8 +424,7 @@ void register_instance(Registry& r) {
   k.tile.stages = 2;
   k.tile.smem_bytes = Tile<BN>::kSmemBytes;
   k.desc.op_class = OpClass::kMmaSync;
-  k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
-                  GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
+  k.desc.types = mma_sync::sixteen_bit_types();
   k.desc.accumulator = DType::kF32;
   k.desc.align_a = 1;  // A and B read by elements or pairs, C written in pairs where it allows
   k.desc.align_b = 1;

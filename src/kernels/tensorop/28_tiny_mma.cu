@@ -34,8 +34,6 @@
 namespace tilegemm::kernels {
 namespace {
 
-using mma_sync::Bf16Op;
-using mma_sync::F16Op;
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
@@ -231,13 +229,9 @@ const void* kernel_for_layouts(const Problem& q) {
 
 // The instantiation for a row-major-C problem's types (16-bit A/B) and layouts.
 const void* kernel_for(const Problem& q) {
-  const GemmTypes t = q.types();
-  if (t.ab == DType::kBF16) {
-    return t.c == DType::kF32 ? kernel_for_layouts<Bf16Op, float>(q)
-                              : kernel_for_layouts<Bf16Op, __nv_bfloat16>(q);
-  }
-  return t.c == DType::kF32 ? kernel_for_layouts<F16Op, float>(q)
-                            : kernel_for_layouts<F16Op, __half>(q);
+  return mma_sync::with_16bit_op(q.types(), [&](auto op, auto ct) {
+    return kernel_for_layouts<typename decltype(op)::type, typename decltype(ct)::type>(q);
+  });
 }
 
 const void* device_function_tiny_mma(const Problem& p) {
@@ -282,11 +276,10 @@ void register_tiny_mma(Registry& r) {
   k.tile.tm = 16;
   k.tile.tn = 8;
   k.tile.threads = kThreads;
-  k.tile.stages = 2;
+  k.tile.stages = 1;  // one round of loads a chunk, no pipeline
   k.tile.smem_bytes = static_cast<int>(sizeof(float)) * kWarps * BM * kRedLine;
   k.desc.op_class = OpClass::kMmaSync;
-  k.desc.types = {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
-                  GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
+  k.desc.types = mma_sync::sixteen_bit_types();
   k.desc.accumulator = DType::kF32;
   k.desc.align_a = 1;  // fragments read by elements or pairs, C written in pairs where it allows
   k.desc.align_b = 1;

@@ -51,6 +51,23 @@ struct F16Op {
   }
 };
 
+// The A/B -> C combinations of the 16-bit instances: bf16 or f16 in, the same or f32 out.
+inline std::vector<GemmTypes> sixteen_bit_types() {
+  return {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
+          GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
+}
+
+// Calls f(Type<Op>, Type<CT>) with the mma.sync operation of a 16-bit problem's A/B type (Bf16Op
+// or F16Op) and C's storage type (the A/B type or float).
+template <class F>
+decltype(auto) with_16bit_op(GemmTypes t, F&& f) {
+  if (t.ab == DType::kBF16) {
+    return t.c == DType::kF32 ? f(Type<Bf16Op>{}, Type<float>{})
+                              : f(Type<Bf16Op>{}, Type<__nv_bfloat16>{});
+  }
+  return t.c == DType::kF32 ? f(Type<F16Op>{}, Type<float>{}) : f(Type<F16Op>{}, Type<__half>{});
+}
+
 // fp32 storage, tf32 math. The fragment registers hold fp32 bit patterns; to_tf32() rounds each
 // one before the mma (the instruction itself would ignore the 13 low mantissa bits, which is
 // truncation toward zero).
@@ -726,8 +743,7 @@ std::vector<GemmTypes> computed_types() {
   if constexpr (C::kTf32) {
     return {GemmTypes{DType::kTF32, DType::kF32}};
   } else {
-    return {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kBF16, DType::kF32},
-            GemmTypes{DType::kF16, DType::kF16}, GemmTypes{DType::kF16, DType::kF32}};
+    return sixteen_bit_types();
   }
 }
 
