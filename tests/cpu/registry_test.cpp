@@ -4,9 +4,9 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <utility>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tilegemm/gemm.hpp"

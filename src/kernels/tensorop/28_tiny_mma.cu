@@ -34,7 +34,6 @@
 namespace tilegemm::kernels {
 namespace {
 
-
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int BM = 32;            // C rows per block
