@@ -52,6 +52,11 @@ std::string chosen_bf16(std::int64_t m, std::int64_t n, std::int64_t k) {
   return kernel == nullptr ? "(none)" : kernel->name;
 }
 
+// One combination of each A/B type: the tests that walk the types.
+constexpr GemmTypes kFourTypes[] = {
+    GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
+    GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}};
+
 // auto's choice on sm_90 for an M x N x K product of types `t` with row-major operands, A at a
 // pitch `pad` elements past K (any pitch of at least K).
 std::string chosen_for(GemmTypes t, std::int64_t m, std::int64_t n, std::int64_t k,
@@ -301,21 +306,17 @@ TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
 // TinyProductsTakeRung28In16BitTypes); any pitch.
 TEST(AutoRule, SmallProductsTakeRung24) {
   const std::string kSmall = "small_32x32x32";
-  for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
-                      GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
-    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-      return chosen_for(t, m, n, k);
-    };
+  for (GemmTypes t : kFourTypes) {
     SCOPED_TRACE(gemm_types_name(t));
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
              {24, 28, 2637}, {1025, 125, 46}, {16, 103, 1440}, {64, 64, 2048}}) {
-      EXPECT_EQ(pick(s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
+      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
     }
     // rung 28's class in bf16 and f16
     const bool sixteen = t.ab == DType::kBF16 || t.ab == DType::kF16;
     for (const auto& s :
          std::vector<std::array<std::int64_t, 3>>{{5, 9, 187}, {89, 20, 170}, {137, 252, 9}}) {
-      EXPECT_EQ(pick(s[0], s[1], s[2]), sixteen ? "tiny_mma_32x32" : kSmall)
+      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]), sixteen ? "tiny_mma_32x32" : kSmall)
           << s[0] << "x" << s[1] << "x" << s[2];
     }
     // not: a K past 4096, more 32x32 tiles than SMs (1056 x 160: 165), 2^24 multiply-adds or
@@ -323,7 +324,7 @@ TEST(AutoRule, SmallProductsTakeRung24) {
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
              {31, 32, 7791}, {1056, 160, 8}, {55, 3769, 33}, {256, 256, 256}, {1, 200, 300},
              {300, 1, 200}}) {
-      EXPECT_NE(pick(s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
+      EXPECT_NE(chosen_for(t, s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
     }
   }
 }
@@ -333,23 +334,19 @@ TEST(AutoRule, SmallProductsTakeRung24) {
 // half the SMs); K of 48 or 129 stays with rung 24, as do fp32 and tf32 (no rung-27 instance
 // computes them).
 TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
-  for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
-                      GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
+  for (GemmTypes t : kFourTypes) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
-    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t pad) {
-      return chosen_for(t, m, n, k, pad);
-    };
     SCOPED_TRACE(gemm_types_name(t));
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
              {1025, 125, 50}, {512, 256, 64}, {300, 300, 49}}) {
       for (std::int64_t pad : {0, 1}) {
-        EXPECT_EQ(pick(s[0], s[1], s[2], pad), wide ? "small_32x32x32" : "small_mma_64x64")
+        EXPECT_EQ(chosen_for(t, s[0], s[1], s[2], pad), wide ? "small_32x32x32" : "small_mma_64x64")
             << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
       }
     }
-    EXPECT_EQ(pick(1025, 125, 48, 0), "small_32x32x32");
-    EXPECT_EQ(pick(500, 200, 129, 0), wide ? "small_32x32x32" : "tiny_mma_32x32");
-    EXPECT_NE(pick(1056, 160, 100, 0), "small_mma_64x64");  // past rung 24's class
+    EXPECT_EQ(chosen_for(t, 1025, 125, 48, 0), "small_32x32x32");
+    EXPECT_EQ(chosen_for(t, 500, 200, 129, 0), wide ? "small_32x32x32" : "tiny_mma_32x32");
+    EXPECT_NE(chosen_for(t, 1056, 160, 100, 0), "small_mma_64x64");  // past rung 24's class
   }
 }
 
@@ -358,12 +355,8 @@ TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
 // rungs 24, 27 and 23; not fp32 or tf32 (no rung-28 instance computes them), not K < 8 or
 // K > 512, not more tiles than SMs, not a matrix-vector product.
 TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
-  for (GemmTypes t : {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
-                      GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
+  for (GemmTypes t : kFourTypes) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
-    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t pad) {
-      return chosen_for(t, m, n, k, pad);
-    };
     SCOPED_TRACE(gemm_types_name(t));
     for (std::int64_t pad : {0, 1}) {
       for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{12, 47, 77},
@@ -375,7 +368,7 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
                                                                     {1025, 125, 65},
                                                                     {200, 300, 512},
                                                                     {2, 2, 300}}) {
-        const std::string got = pick(s[0], s[1], s[2], pad);
+        const std::string got = chosen_for(t, s[0], s[1], s[2], pad);
         if (wide) {
           EXPECT_NE(got, "tiny_mma_32x32") << s[0] << "x" << s[1] << "x" << s[2];
         } else {
@@ -390,7 +383,7 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
                                                                     {1025, 125, 64},
                                                                     {1, 200, 300},
                                                                     {300, 1, 200}}) {
-        EXPECT_NE(pick(s[0], s[1], s[2], pad), "tiny_mma_32x32")
+        EXPECT_NE(chosen_for(t, s[0], s[1], s[2], pad), "tiny_mma_32x32")
             << s[0] << "x" << s[1] << "x" << s[2];
       }
     }
@@ -477,18 +470,15 @@ TEST(AutoRule, ShortKUnderALongThinCTakesRung27In16BitTypes) {
   for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
                       GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
-    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-      return chosen_for(t, m, n, k);
-    };
     SCOPED_TRACE(gemm_types_name(t));
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
              {2, 8054, 17}, {4337, 2, 18}, {7135, 8, 56}, {6174, 8, 12}, {32, 4096, 64}}) {
-      EXPECT_EQ(pick(s[0], s[1], s[2]) == "small_mma_64x64", !wide)
-          << s[0] << "x" << s[1] << "x" << s[2] << ": " << pick(s[0], s[1], s[2]);
+      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]) == "small_mma_64x64", !wide)
+          << s[0] << "x" << s[1] << "x" << s[2] << ": " << chosen_for(t, s[0], s[1], s[2]);
     }
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
              {7135, 8, 65}, {33, 4096, 64}, {32, 4095, 48}, {8, 8193, 32}}) {
-      EXPECT_NE(pick(s[0], s[1], s[2]), "small_mma_64x64") << s[0] << "x" << s[1] << "x" << s[2];
+      EXPECT_NE(chosen_for(t, s[0], s[1], s[2]), "small_mma_64x64") << s[0] << "x" << s[1] << "x" << s[2];
     }
   }
 }
