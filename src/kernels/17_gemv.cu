@@ -8,9 +8,10 @@
 //    y = alpha A x + beta y
 //    with A m x k, x and y vectors of any stride.
 //  - A row-major (K contiguous): one warp per row, 16-byte loads along K, a shuffle reduction.
-//  - A column-major (M contiguous): a block owns 64 x (16 / element size) consecutive rows, two
-//    16-byte pieces per lane and column; its 8 warps split the block's columns and add their
-//    partial sums in shared memory in a fixed order. A block with few rows inside M (a short
+//  - A column-major (M contiguous): on a matrix of 16 MiB and more, a block owns
+//    64 x (16 / element size) consecutive rows, two 16-byte pieces per lane and column; its 8
+//    warps split the block's columns and add their partial sums in shared memory in a fixed
+//    order. On smaller ones a block owns 32 rows, and a block with few rows inside M (a short
 //    column) gives each column only the lanes its rows need and a warp step several columns.
 //  - Too few rows to fill the GPU: K is split over blocks, each writes its partial sums into the
 //    stream workspace, and the block that completes a row block's last split adds them in split
@@ -61,6 +62,7 @@ struct GemvArgs {
   int vec;             // 16-byte loads of A and x are aligned (row kernel); A's whole pieces
                        // are read W bytes a load (column kernel), else element by element
   int clustered;       // the splits of an output block are one cluster (cluster_split.cuh)
+  int col_rows;        // column kernel: rows a block owns (R = 64 V, or 32: column_rows)
 };
 
 using stream::Load;
@@ -162,8 +164,9 @@ __host__ __device__ constexpr int column_lanes(std::int64_t live, int v) {
   return lanes;
 }
 
-// A column-major: block b owns rows R b .. R b + R - 1 (R = 64 V): lane l the V rows at
-// R b + V (l + 32 j) for j = 0, 1, so a warp reads 2 x 512 contiguous bytes of a column; warp w
+// A column-major: block b owns rows R b .. R b + R - 1 (R = 64 V; on smaller matrices 32 rows,
+// g.col_rows, read as a short column below): lane l the V rows at R b + V (l + 32 j) for
+// j = 0, 1, so a warp reads 2 x 512 contiguous bytes of a column; warp w
 // takes columns k0 + w, k0 + w + 8, ... of split blockIdx.y. W: the bytes a load of A's whole
 // pieces takes (16, 8 or 4, as its base and pitch allow; load_piece); where none does (16-bit
 // elements at an odd pitch) g.vec is clear and the pieces are read element by element.
@@ -181,16 +184,16 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
   const E* const a = static_cast<const E*>(g.a);
   const E* const x = static_cast<const E*>(g.x);
   float acc[kColPieces][V] = {};
-  const int block_row = static_cast<int>(blockIdx.x) * R;
-  const int live = min(R, g.m - block_row);  // the block's rows inside M
+  const int block_row = static_cast<int>(blockIdx.x) * g.col_rows;
+  const int live = min(g.col_rows, g.m - block_row);  // the block's rows inside M
   const int lanes = column_lanes(live, V);
   int staged = R;  // rows of sums[] the warps write
   if (lanes < 32) {
-    // At most 16 V rows (a short M, or the last row block): a lane per V rows took a warp per
-    // column with most lanes idle. Here a warp step covers `cols` = 32 / lanes columns, lane l
-    // the V rows (l % lanes) V .. of column l / lanes, load_piece where the piece is whole and A
-    // allows it, else element loads; kUnroll steps' loads before their FMAs. The lanes of a row
-    // piece are then added by a fixed shuffle tree.
+    // At most 16 V rows (a short M, the last row block, or a 32-row block): a lane per V rows
+    // took a warp per column with most lanes idle. Here a warp step covers `cols` = 32 / lanes
+    // columns, lane l the V rows (l % lanes) V .. of column l / lanes, load_piece where the piece
+    // is whole and A allows it, else element loads; kUnroll steps' loads before their FMAs. The
+    // lanes of a row piece are then added by a fixed shuffle tree.
     const int cols = 32 / lanes;
     const int piece = lane % lanes;
     const int r = block_row + V * piece;
@@ -374,7 +377,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
     cluster::sum_over_cluster(mine, live, [&](int e, float s) { finish<CT>(g, block_row + e, s); });
     return;
   }
-  float* const runs = g.partial + static_cast<std::int64_t>(blockIdx.x) * splits * R;
+  float* const runs = g.partial + static_cast<std::int64_t>(blockIdx.x) * splits * g.col_rows;
   for (int r = static_cast<int>(threadIdx.x); r < staged; r += kThreads) {
     const int row = block_row + r;
     float s = 0.0f;
@@ -383,7 +386,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
     if (splits == 1) {
       if (row < g.m) finish<CT>(g, row, s);
     } else {
-      runs[static_cast<std::int64_t>(blockIdx.y) * R + r] = row < g.m ? s : 0.0f;
+      runs[static_cast<std::int64_t>(blockIdx.y) * g.col_rows + r] = row < g.m ? s : 0.0f;
     }
   }
   if (splits == 1 || !stream::last_split(g.counters)) return;
@@ -405,7 +408,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
   float4 t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll 8
   for (unsigned i = i0; i < i1; ++i) {
-    stream::add4(t, __ldcg(run4 + static_cast<std::int64_t>(i) * (R / 4)));
+    stream::add4(t, __ldcg(run4 + static_cast<std::int64_t>(i) * (g.col_rows / 4)));
   }
   share_sums[threadIdx.x] = t;
   __syncthreads();
@@ -447,6 +450,17 @@ auto cols_kernel(int w) {
   }
 }
 
+// The rows a column-kernel block owns: R = 64 V (two 16-byte pieces a lane, a warp on a column)
+// where A holds at least 16 MiB over K of at least 512, else 32 (a few lanes on each column, a
+// warp step over several columns: four times the row blocks, each split fewer ways). Measured over
+// M of 33..8192 and K of 240..8192 in bf16 and fp32, R-row blocks on the smaller matrices split K
+// so far that the last block's sum of the splits, or a second wave, cost more than the longer
+// column reads save (docs/perf-notes.md, "Rung 17's row blocks").
+int column_rows(std::int64_t m, std::int64_t k, int elem_bytes, int v) {
+  constexpr std::int64_t kLongStream = std::int64_t{16} << 20;
+  return k >= 512 && m * k * elem_bytes >= kLongStream ? 64 * v : 32;
+}
+
 bool can_implement_gemv(const Problem& p) {
   if (p.m != 1 && p.n != 1) return false;
   const Problem q = as_column(p);
@@ -479,9 +493,11 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // mid-sized matrices), unless that leaves fewer than 2 blocks per SM (few row blocks: the
   // stream then lost more than the sum saved).
   constexpr std::int64_t kMaxColSum = 16;
-  const std::int64_t tiles = rows ? ceil_div(q.m, kWarps) : ceil_div(q.m, 32 * V * kColPieces);
+  const int col_rows = rows ? 0 : column_rows(q.m, q.k, sizeof(E), V);
+  g.col_rows = col_rows;
+  const std::int64_t tiles = rows ? ceil_div(q.m, kWarps) : ceil_div(q.m, col_rows);
   // The column kernel's first row block: its rows inside M.
-  const std::int64_t block_rows = std::min<std::int64_t>(q.m, 32 * V * kColPieces);
+  const std::int64_t block_rows = std::min<std::int64_t>(q.m, col_rows);
   const std::int64_t col_groups = ceil_div(block_rows, 4);
   const std::int64_t col_cap =
       std::max(kMaxColSum * kThreads / col_groups, ceil_div(2LL * runtime::sm_count(), tiles));
@@ -506,7 +522,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.k_chunk = sp.k_chunk;
   // Partial sums: splits x M for the row kernel, a run of a block's rows per split and row block
   // for the column kernel.
-  const std::int64_t outputs = rows ? q.m : tiles * 32 * V * kColPieces;
+  const std::int64_t outputs = rows ? q.m : tiles * col_rows;
   if (!clustered) {
     if (cudaError_t err = stream::partial_sums(sp, outputs, tiles, stream, &g.partial, &g.counters);
         err != cudaSuccess) {
