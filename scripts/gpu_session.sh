@@ -1223,14 +1223,17 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       python3 scripts/ab_summary.py --worst 3 "$R"/"${TAG}"_ab_*.json | tee -a "$summary"
       ;;
     tiny-mma)
-      # Rung 28 (tiny 16-bit products on mma.sync, K split over one block's warps): the GPU
-      # suite's tests of it (the sweep in its four types, one launch, bit-identical reruns),
-      # verified in its types and five layout mixes at odd pitches with beta != 0, memcheck,
-      # racecheck and synccheck; then beside auto by its rules alone, rungs 24 and 27 and cuBLAS
-      # on the random bf16 shapes of TINY_SEEDS (default 7 3 11 5 13 21 17 29 41), TINY_REPS
-      # times (default 2): ${TAG}_tiny-mma-<rep>-random-bf16-s<seed>.json.
+      # Rung 28 (tiny 16-bit products on mma.sync, K split over one block's warps, and past
+      # K = 512 over a cluster's blocks): the GPU suite's tests of it (the sweep in its four
+      # types, one launch, bit-identical reruns, the cluster where it fits), verified in its types
+      # and five layout mixes at odd pitches with beta != 0 (K past 512 included), memcheck,
+      # racecheck and synccheck; then beside auto by its rules alone, rungs 24, 27 and 21 and
+      # cuBLAS on TINY_SHAPES (tiny products of K past 512, two layout mixes, 16-byte and odd
+      # pitches: ${TAG}_tiny-mma-<rep>-shapes-<layouts>-<pads>.json) and on the random bf16 shapes
+      # of TINY_SEEDS (default 7 3 11 5 13 21 17 29 41), TINY_REPS times (default 2):
+      # ${TAG}_tiny-mma-<rep>-random-bf16-s<seed>.json.
       run_step tiny_mma_tests "$TESTBIN/tilegemm_gpu_tests" \
-        --gtest_filter='*KernelSweep*/tiny_mma*:*SmallProducts*'
+        --gtest_filter='*KernelSweep*/tiny_mma*:*SmallProducts*:*ShortSplitKIsOneCluster*'
       tail -3 "$R/tiny_mma_tests.log" | tee -a "$summary"
       verify_matrix tiny_mma 'tiny_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
         "0 0,0,0;0.5 1,3,2;0 3,5,7" 1x1x1 7x9x13 5x300x7 33x65x2637 65x129x200 300x31x777 \
@@ -1243,7 +1246,26 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       done
       grep -c "^ok " "$R/sanitize_tiny_mma.log" | sed "s/^/sanitize tiny_mma runs clean: /" |
         tee -a "$summary"
+      tiny_shapes=()
+      for s in ${TINY_SHAPES:-16x103x1440 24x28x2637 65x25x1311 64x64x1024 64x64x2048 32x32x4096 \
+        8x8x8000 40x70x2000 33x65x2637 17x174x3167 129x65x1537 96x96x3000 101x65x4514 \
+        55x134x4684 20x300x700 100x100x600 300x31x777 35x5x5919 226x6x6750 2x2187x1000 \
+        300x8x2000 12x600x3000 200x150x800 160x160x1500 569x7x5669 29x9x7054 29x9x4999 \
+        2768x18x600 2000x9x800 128x256x2048 250x250x1000}; do
+        tiny_shapes+=(--shape "$s")
+      done
       for rep in $(seq "${TINY_REPS:-2}"); do
+        for lay in "row col row" "col row row"; do
+          read -r la lb lc <<<"$lay"
+          for pad in 0,0,0 1,1,1; do
+            TILEGEMM_TUNE_CACHE=off run_step "tiny_mma_${rep}_$la$lb${lc}_${pad//,/}" \
+              bash -c 'cd "$1" && shift && "$@"' _ "$R" "$TG" bench --rounds 3 --reps 20 \
+              --warmup 5 --kernels "auto,tiny_mma_32x32,small_32x32x32,small_mma_64x64,narrow_*" \
+              --dtype bf16 --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" \
+              "${tiny_shapes[@]}" --format json \
+              --output "${TAG}_tiny-mma-${rep}-shapes-$la$lb$lc-${pad//,/}.json"
+          done
+        done
         for seed in ${TINY_SEEDS:-7 3 11 5 13 21 17 29 41}; do
           TILEGEMM_TUNE_CACHE=off run_step "tiny_mma_${rep}_s$seed" \
             bash -c 'cd "$1" && shift && "$@"' _ "$R" "$TG" bench --rounds 3 --reps 20 \
@@ -1281,17 +1303,18 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       python3 scripts/ab_seed_counts.py "$R"/"${TAG}"_rs_*.json | tee -a "$summary"
       ;;
     cluster-split)
-      # Split K in a thread-block cluster (rung 24, gemv's short columns; perf-notes.md, "Split K
-      # in a cluster"): tilegemm verify over every type, five layout mixes, beta 0 and 0.5 at odd
-      # and 16-byte pitches, on shapes that take the cluster and shapes that do not; memcheck,
-      # racecheck and synccheck in bf16 and fp32.
+      # Split K in a thread-block cluster (rung 24, gemv's short columns and 32-row blocks;
+      # perf-notes.md, "Split K in a cluster", "Rung 17's row blocks"): tilegemm verify over
+      # every type, five layout mixes, beta 0 and 0.5 at odd and 16-byte pitches, on shapes that
+      # take the cluster and shapes that do not; memcheck, racecheck and synccheck in bf16 and
+      # fp32.
       verify_matrix cluster_split 'gemv,small_32x32x32,small_64x64x32' "$EVERY_TYPE" \
         "0 0,0,0;0.5 1,2,3" 16x103x1440 65x25x1311 148x8x1989 1x4x5018 16x1x3000 8x1x1616 \
-        340x1x240 320x640x8192
+        340x1x240 623x1x4718 3000x1x2000 8392x1x1100 320x640x8192
       for tool in memcheck racecheck synccheck; do
         for ab in bf16 f32; do
           sanitize_verify sanitize_cluster_split.log "$tool" 'gemv,small_32x32x32,small_64x64x32' \
-            "$ab" "col row col" 1,1,1 16x103x1440 65x25x1311 1x4x5018 16x1x3000
+            "$ab" "col row col" 1,1,1 16x103x1440 65x25x1311 1x4x5018 16x1x3000 623x1x4718
         done
       done
       grep -c "^ok " "$R/sanitize_cluster_split.log" |

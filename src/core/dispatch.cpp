@@ -201,6 +201,12 @@ enum class When : std::uint8_t {
   // 24's split over blocks, and with K <= 64 over many tiles its one busy warp a block lost to
   // rung 24's block-wide loads (perf-notes.md, "Rung 28").
   kTinyMma16,
+  // A tiny product of longer K (16-bit types, sm_90): M and N over 1, at most one 32x32 tile per
+  // SM, 512 < K <= 8192 and K at most 1024 x min(8, SMs / tiles) (rung 28 splits K over a cluster
+  // of the blocks that fit beside the tiles, and each warp then takes at most four rounds of
+  // loads): rung 28, which beat rungs 24, 21 and 23 there (perf-notes.md, "Rung 28 over a
+  // cluster").
+  kTinyMma16Cluster,
   kAlways,
 };
 enum class BNeeds : std::uint8_t { kAny, kRowMajor, kColMajor };
@@ -214,6 +220,7 @@ struct Rule {
   int bm, bn, bk;
   bool split_k;
   const char* variant;
+  int min_cc = 0;  // the rule holds only on devices of this compute capability and up
 };
 
 // fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass; rung 17).
@@ -281,8 +288,9 @@ constexpr Rule kSimtRules[] = {
 
 // Tensor cores (bf16, f16, tf32). A matrix-vector product goes to the gemv family (CUDA cores: the
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
-// tiny bf16 or f16 product (K of 8..512 over at most a wave of 32x32 tiles) to rung 28's block
-// per tile on mma.sync (kTinyMma16), a
+// tiny bf16 or f16 product (K of 8..512 over at most a wave of 32x32 tiles, or on sm_90 K of
+// 513..8192 where its split over a cluster leaves each warp at most four rounds of loads) to rung
+// 28's block per tile on mma.sync (kTinyMma16, kTinyMma16Cluster), a
 // small product to rung 24's one launch on the CUDA cores (kSmallProduct; with K of 49..128 in
 // bf16 and f16 to rung 27's on mma.sync, kSmallProductMidK), a
 // K under 16 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the
@@ -326,7 +334,8 @@ constexpr Rule kSimtRules[] = {
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
-    {When::kTinyMma16, BNeeds::kAny, "tiny_mma", 32, 32, 32, false, ""},
+    {When::kTinyMma16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
+    {When::kTinyMma16Cluster, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, "", 90},
     {When::kSmallProductMidK, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kShortKThinC16, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
@@ -563,6 +572,11 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       const std::int64_t t = tiles(p, 32, 32);
       return p.m > 1 && p.n > 1 && t <= sms && p.k >= 8 && p.k <= 512 && (p.k > 64 || 2 * t <= sms);
     }
+    case When::kTinyMma16Cluster: {
+      const std::int64_t t = tiles(p, 32, 32);
+      return p.m > 1 && p.n > 1 && t <= sms && p.k > 512 && p.k <= 8192 &&
+             p.k <= 1024 * std::min<std::int64_t>(8, sms / t);
+    }
     case When::kAlways:
       return true;
   }
@@ -581,10 +595,10 @@ bool selects(const Rule& r, const KernelInfo& k) {
 
 template <std::size_t N>
 const KernelInfo* apply_rules(const Rule (&rules)[N], const Problem& p,
-                              const std::vector<const KernelInfo*>& candidates) {
+                              const std::vector<const KernelInfo*>& candidates, int cc) {
   const std::int64_t sms = runtime::sm_count();
   for (const Rule& r : rules) {
-    if (!layout_fits(r.b, p) || !holds(r.when, p, sms)) continue;
+    if (cc < r.min_cc || !layout_fits(r.b, p) || !holds(r.when, p, sms)) continue;
     for (const KernelInfo* k : candidates) {
       if (selects(r, *k) && k->can_implement(p)) return k;
     }
@@ -737,8 +751,8 @@ const KernelInfo* select_uncached(const Problem& problem, int cc) {
   }
   const std::vector<const KernelInfo*> candidates = kernels_for(problem.types(), cc);
   const KernelInfo* k = problem.a.dtype == DType::kF32
-                            ? apply_rules(kSimtRules, problem, candidates)
-                            : apply_rules(kTensorRules, problem, candidates);
+                            ? apply_rules(kSimtRules, problem, candidates, cc)
+                            : apply_rules(kTensorRules, problem, candidates, cc);
   if (k != nullptr) return k;
   // Highest rung first: each rung is meant to be faster than the one below it, and every
   // family refuses through can_implement what it cannot do (types included).

@@ -95,6 +95,26 @@ inline bool plan(stream::Split& sp, std::int64_t tiles, std::int64_t k, int vec_
   return true;
 }
 
+// The most splits of K, at most `want`, each a whole number of vec_width and at least min_split
+// long, whose clusters (one per output block, `tiles` of them) are all resident at once; false
+// where `kernel` has no clusters on this device or not even 2-block clusters of it are resident.
+// (A cluster of more blocks than a GPC holds twice, 9..16 of them, left most of 9 or more such
+// clusters waiting: plan keeps one size, this steps down to the size that fits.)
+inline bool plan_resident(stream::Split& sp, std::int64_t tiles, std::int64_t k, int vec_width,
+                          std::int64_t min_split, std::int64_t want, const void* kernel,
+                          int threads, ClusterFit& fit) {
+  const int largest = runtime::largest_cluster(kernel, threads, kMaxSplits, fit.largest);
+  for (std::int64_t n = std::min<std::int64_t>(want, largest); n >= 2; --n) {
+    const stream::Split s = stream::split_k_in(n, k, vec_width, min_split);
+    if (s.splits >= 2 && s.splits <= largest &&
+        runtime::resident_clusters(kernel, threads, s.splits, fit.resident[s.splits]) >= tiles) {
+      sp = s;
+      return true;
+    }
+  }
+  return false;
+}
+
 // `kernel`<<<grid, threads>>>(args) on `stream`, its grid's y extent one cluster where
 // `clustered` (each block's splits of an output block together).
 template <class Args>

@@ -57,16 +57,16 @@ constexpr GemmTypes kFourTypes[] = {
     GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16},
     GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}};
 
-// auto's choice on sm_90 for an M x N x K product of types `t` with row-major operands, A at a
-// pitch `pad` elements past K (any pitch of at least K).
+// auto's choice on a device of compute capability `cc` for an M x N x K product of types `t`
+// with row-major operands, A at a pitch `pad` elements past K (any pitch of at least K).
 std::string chosen_for(GemmTypes t, std::int64_t m, std::int64_t n, std::int64_t k,
-                       std::int64_t pad = 0) {
+                       std::int64_t pad = 0, int cc = 90) {
   alignas(16) static std::uint16_t buf16[64];
   const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
   void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
   Problem p = Problem::make_typed(m, n, k, t, buf, buf, buf);
   p.a.ld = k + pad;
-  const KernelInfo* kernel = select_kernel(p, 90);
+  const KernelInfo* kernel = select_kernel(p, cc);
   return kernel == nullptr ? "(none)" : kernel->name;
 }
 
@@ -303,19 +303,22 @@ TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
 // Rung 24 in every type: at most one 32x32 tile per SM, K <= 4096 and under 2^24 multiply-adds
 // over whole 32x32 tiles, ahead of every rule but the matrix-vector products (and, in fp32, the
 // tiny products of TinyF32ProductsTakeRung2; in bf16 and f16 those of
-// TinyProductsTakeRung28In16BitTypes); any pitch.
+// TinyProductsTakeRung28In16BitTypes, which on sm_90 take K past 512 too); any pitch.
 TEST(AutoRule, SmallProductsTakeRung24) {
   const std::string kSmall = "small_32x32x32";
   for (GemmTypes t : kFourTypes) {
     SCOPED_TRACE(gemm_types_name(t));
-    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-             {24, 28, 2637}, {1025, 125, 46}, {16, 103, 1440}, {64, 64, 2048}}) {
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{1025, 125, 46}}) {
       EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
     }
     // rung 28's class in bf16 and f16
     const bool sixteen = t.ab == DType::kBF16 || t.ab == DType::kF16;
-    for (const auto& s :
-         std::vector<std::array<std::int64_t, 3>>{{5, 9, 187}, {89, 20, 170}, {137, 252, 9}}) {
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{5, 9, 187},
+                                                                  {89, 20, 170},
+                                                                  {137, 252, 9},
+                                                                  {24, 28, 2637},
+                                                                  {16, 103, 1440},
+                                                                  {64, 64, 2048}}) {
       EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]), sixteen ? "tiny_mma_32x32" : kSmall)
           << s[0] << "x" << s[1] << "x" << s[2];
     }
@@ -351,9 +354,11 @@ TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
 }
 
 // Rung 28 in bf16 and f16: M and N over 1, at most one 32x32 tile per SM, 8 <= K <= 512, and
-// K > 64 where the tiles fill more than half the SMs (H100: 132 SMs), at any pitch, ahead of
-// rungs 24, 27 and 23; not fp32 or tf32 (no rung-28 instance computes them), not K < 8 or
-// K > 512, not more tiles than SMs, not a matrix-vector product.
+// K > 64 where the tiles fill more than half the SMs (H100: 132 SMs); on sm_90 also
+// 512 < K <= 8192 with K at most 1024 x min(8, SMs / tiles) (its split over a cluster, at most
+// four rounds of loads a warp); at any pitch, ahead of rungs 24, 27, 21 and 23. Not fp32 or tf32
+// (no rung-28 instance computes them), not K < 8 or K > 8192, not K > 512 past that bound or on
+// sm_80 (no clusters), not more tiles than SMs, not a matrix-vector product.
 TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
   for (GemmTypes t : kFourTypes) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
@@ -367,7 +372,12 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
                                                                     {9, 1721, 83},
                                                                     {1025, 125, 65},
                                                                     {200, 300, 512},
-                                                                    {2, 2, 300}}) {
+                                                                    {2, 2, 300},
+                                                                    {16, 103, 513},
+                                                                    {129, 65, 1537},
+                                                                    {8, 8, 8192},
+                                                                    {200, 150, 800},
+                                                                    {2, 2187, 1000}}) {
         const std::string got = chosen_for(t, s[0], s[1], s[2], pad);
         if (wide) {
           EXPECT_NE(got, "tiny_mma_32x32") << s[0] << "x" << s[1] << "x" << s[2];
@@ -375,9 +385,12 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
           EXPECT_EQ(got, "tiny_mma_32x32") << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
         }
       }
-      // K past 512 or under 8, more tiles than SMs, K <= 64 over more tiles than half the SMs,
-      // a matrix-vector product
-      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{16, 103, 513},
+      // K past 8192 or under 8, more tiles than SMs, K <= 64 over more tiles than half the SMs,
+      // K past 1024 x min(8, SMs / tiles) (69 tiles: 1024; 25 tiles: 5120), a matrix-vector
+      // product
+      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8193},
+                                                                    {2, 2187, 1025},
+                                                                    {160, 160, 5121},
                                                                     {16, 103, 7},
                                                                     {1056, 160, 100},
                                                                     {1025, 125, 64},
@@ -386,6 +399,9 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
         EXPECT_NE(chosen_for(t, s[0], s[1], s[2], pad), "tiny_mma_32x32")
             << s[0] << "x" << s[1] << "x" << s[2];
       }
+      // sm_80: K past 512 stays off rung 28, K up to 512 does not
+      EXPECT_NE(chosen_for(t, 16, 103, 1440, pad, 80), "tiny_mma_32x32");
+      EXPECT_EQ(chosen_for(t, 89, 20, 170, pad, 80) == "tiny_mma_32x32", !wide);
     }
   }
 }
@@ -693,9 +709,11 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       // 6.3e6 multiply-adds, once mma.sync's
       EXPECT_EQ(pick(35, 6945, 26), "thin_k_mma_64x128");
       // Small M or N with a long K: rung 18's tile on the copies (rung 20's realigning producer,
-      // once chosen from K = 5000, lost that class to the one-launch copies).
-      EXPECT_EQ(pick(29, 9, 7054), "wgmma_64x64x64_s13_pad");
-      EXPECT_EQ(pick(29, 9, 4999), "wgmma_64x64x64_s13_pad");
+      // once chosen from K = 5000, lost that class to the one-launch copies), unless a few tiles
+      // hold it: rung 28's split over a cluster (K up to 1024 x min(8, SMs / tiles)).
+      EXPECT_EQ(pick(29, 9, 7054), "tiny_mma_32x32");
+      EXPECT_EQ(pick(29, 9, 4999), "tiny_mma_32x32");
+      EXPECT_EQ(pick(290, 90, 7054), "wgmma_64x64x64_s13_pad");
       // From K = 128 the copies pay on a small problem too (one past rung 24's: more 32x32 tiles
       // than SMs); 2 <= K <= 64 goes to rung 25, past it the copies where they pay.
       EXPECT_EQ(pick(890, 200, 170), "wgmma_64x64x64_s13_pad");
@@ -708,15 +726,17 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(2394, 3, 4182), "narrow_n4");
       EXPECT_EQ(pick(4, 14400, 2), "narrow_n4");
       EXPECT_EQ(pick(2222, 5, 1091), "narrow_n8");
-      // from K = 4096 with a long operand of 4 MiB or more, rung 23 (below) reads it faster
-      EXPECT_EQ(pick(35, 5, 5919), "narrow_n8");
-      EXPECT_EQ(pick(226, 6, 6750), "narrow_n8");  // 3 MB
-      EXPECT_EQ(pick(569, 7, 5669), "wgmma_64x64x64_s11_rm");  // 6.4 MB
+      // Rung 28's cluster split ahead of them where a few tiles hold the product (K at most
+      // 1024 x min(8, SMs / tiles)); from K = 4096 with a long operand of 4 MiB or more over
+      // more tiles, rung 23 (below) reads it faster
+      EXPECT_EQ(pick(35, 5, 5919), "tiny_mma_32x32");
+      EXPECT_EQ(pick(226, 6, 6750), "tiny_mma_32x32");  // 3 MB
+      EXPECT_EQ(pick(569, 7, 5669), "tiny_mma_32x32");  // 6.4 MB over 18 tiles
       EXPECT_EQ(pick(2537, 8, 5058), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(11300, 8, 63), "thin_k_mma_64x128");
       // Rung 23 (residue-class tensor maps): M or N up to 64 whose long operand has no tensor
       // map, with the short one described (one launch) or the long one 1 MiB or more; both
-      // without maps on a smaller long operand keep the copies (29 x 9 x 7054 above); a short
+      // without maps on a smaller long operand keep the copies (290 x 90 x 7054 above); a short
       // operand without a map against a long one under 4 MiB: rung 23 again (one launch where
       // the copies take two; 4300 x 31 has a 16-byte pitch in A and more 32x32 tiles than SMs,
       // past rung 24's small products, which took 2369 x 7 x 144 from it); from 4 MiB the
@@ -724,8 +744,8 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(5169, 16, 1413), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(16, 8191, 8191), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(4300, 31, 96), "wgmma_64x64x64_s11_rm");
-      EXPECT_EQ(pick(2768, 18, 600), "wgmma_64x64x64_s11_rm");  // 3.3 MB (K 264: rung 28)
-      EXPECT_EQ(pick(2000, 9, 800), "wgmma_64x64x64_s11_rm");   // 3.2 MB
+      EXPECT_EQ(pick(2768, 18, 1100), "wgmma_64x64x64_s11_rm");  // 6 MB (to K 1024: rung 28)
+      EXPECT_EQ(pick(2000, 9, 2100), "wgmma_64x64x64_s11_rm");   // 8.4 MB (to K 2048: rung 28)
       EXPECT_EQ(pick(3000, 60, 2048), "wgmma_64x64x64_s13_pad");
       // up to 128 on a long operand of 16 MiB or more: its 64x128 tile
       EXPECT_EQ(pick(128, 8191, 4095), "wgmma_64x128x64_s8_rm");

@@ -403,18 +403,18 @@ TEST_P(LibraryTyped, CheckFailsDeliberatelyWrongResults) {
 
 // Kernels that split K over blocks add the partial sums in a fixed order (no atomics), so a
 // result is bit-identical from run to run. Shapes long enough in K that every split-K kernel
-// splits: a small output with deep K, and matrix-vector products in both layouts of the matrix.
+// splits: a small output with deep K, matrix-vector products in both layouts of the matrix, and
+// a tiny product whose K rung 28 splits over a cluster.
 TEST(Library, SplitKResultsAreBitIdenticalAcrossRuns) {
   TILEGEMM_REQUIRE_GPU();
   int checked = 0;
   for (const KernelInfo& k : all_kernels()) {
     if (!k.desc.split_k || !runs_on_current_device(k)) continue;
     for (GemmTypes types : k.desc.types) {
-      CaseSpec shapes[5] = {spec_of(64, 64, 65536, 1.0f, 0.0f, types),
-                            spec_of(64, 1, 262144, 1.0f, 0.0f, types),
-                            spec_of(8192, 1, 8192, 1.0f, 0.0f, types),
-                            spec_of(3, 200, 65536, 1.0f, 0.0f, types),
-                            spec_of(4096, 5, 16384, 1.0f, 0.0f, types)};
+      CaseSpec shapes[6] = {
+          spec_of(64, 64, 65536, 1.0f, 0.0f, types),  spec_of(64, 1, 262144, 1.0f, 0.0f, types),
+          spec_of(8192, 1, 8192, 1.0f, 0.0f, types),  spec_of(3, 200, 65536, 1.0f, 0.0f, types),
+          spec_of(4096, 5, 16384, 1.0f, 0.0f, types), spec_of(40, 70, 2000, 1.0f, 0.0f, types)};
       shapes[2].la = Layout::kColMajor;  // the M-contiguous matrix kernel of gemv
       shapes[4].la = Layout::kColMajor;  // ... and of the narrow family
       for (const CaseSpec& spec : shapes) {
@@ -537,13 +537,14 @@ TEST(Library, GemvColumnKernelReadsEveryPitchClass) {
   for (GemmTypes types : {GemmTypes{DType::kBF16, DType::kBF16},
                           GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kF32, DType::kF32},
                           GemmTypes{DType::kTF32, DType::kF32}}) {
-    // 1100 rows: whole row blocks (the piece loads) and a cut one (element loads); 16: a short
-    // column.
-    for (std::int64_t m : {1100, 16}) {
+    // 8392 rows over K = 1100 (over 16 MiB: blocks of 64 V rows): whole row blocks (the piece
+    // loads) and a cut one of 200 rows (element loads); 1100 rows over K = 777: 32-row blocks (a
+    // few lanes a column); 16: a short column.
+    for (std::int64_t m : {8392, 1100, 16}) {
       std::set<const void*> kernels;
       // ld m + pad: pitches of 16, 8 and 4 bytes and (16-bit) an odd one.
       for (std::int64_t pad : {4, 0, 2, 1}) {
-        CaseSpec spec = spec_of(m, 1, 777, 1.0f, 0.5f, types);
+        CaseSpec spec = spec_of(m, 1, m == 8392 ? 1100 : 777, 1.0f, 0.5f, types);
         spec.la = Layout::kColMajor;
         spec.pad_a = pad;
         Testbed tb(spec);
@@ -657,9 +658,10 @@ TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
 // Rung 24's small products and gemv's column kernel on short columns split a short K over the
 // blocks of one cluster where the splits fit one and every cluster of the grid is resident at once
 // (sm_90 and later), adding the splits through shared memory; elsewhere through the workspace and
-// the last block to arrive. Each kernel must reach both paths here (few tiles: a cluster; more
-// tiles than clusters resident, or gemv's row kernel: none), in one launch, right with beta != 0 at
-// odd pitches, and bit-identical on a poisoned C.
+// the last block to arrive. Rung 28 splits a K past 512 over a cluster the same way, else keeps
+// it in one block. Each kernel must reach both paths here (few tiles: a cluster; more tiles than
+// clusters resident, gemv's row kernel, or rung 28's short K: none), in one launch, right with
+// beta != 0 at odd pitches, and bit-identical on a poisoned C.
 TEST(Library, ShortSplitKIsOneClusterWhereItFits) {
   TILEGEMM_REQUIRE_GPU();
   int dev = 0;
@@ -672,23 +674,36 @@ TEST(Library, ShortSplitKIsOneClusterWhereItFits) {
   int checked = 0;
   for (const KernelInfo& k : all_kernels()) {
     const bool gemv = k.name == "gemv";
-    if ((!gemv && k.family != "small") || !runs_on_current_device(k)) continue;
+    const bool tiny = k.family == "tiny_mma";
+    if ((!gemv && !tiny && k.family != "small") || !runs_on_current_device(k)) continue;
     for (GemmTypes types : k.desc.types) {
       // {shape, runs as a cluster}. Rung 24: 4 tiles over K split 23 ways (cut to a cluster's
       // size), 3 tiles split 14 ways; 200 tiles split 2 ways (the 64x64 tile on twice the
       // extents), more 2-block clusters than 2 blocks per SM hold. gemv: short columns split a
-      // few ways (M = 1 with B^T M-contiguous; 16 rows at an odd pitch, element loads); a column
-      // of more rows (every lane on a column) and the row kernel.
+      // few ways (M = 1 with B^T M-contiguous; 16 rows at an odd pitch, element loads); 340 rows
+      // in 32-row blocks over K = 240 (not split), a long column split many ways, and the row
+      // kernel. Rung 28: K past 512 over few tiles (a cluster), K of 170 (one block a tile).
       std::vector<std::pair<CaseSpec, bool>> cases;
       if (gemv) {
         cases = {{spec_of(1, 4, 5018, 1.0f, 0.0f, types), true},
                  {spec_of(16, 1, 3000, 1.0f, 0.5f, types), true},
                  {spec_of(340, 1, 240, 1.0f, 0.5f, types), false},
+                 {spec_of(4096, 1, 4096, 1.0f, 0.5f, types), false},
                  {spec_of(374, 1, 2209, 1.0f, 0.5f, types), false}};
         cases[1].first.la = Layout::kColMajor;
         cases[1].first.pad_a = 1;
         cases[2].first.la = Layout::kColMajor;
         cases[2].first.pad_a = 4;  // a 16-byte pitch in every type
+        cases[3].first.la = Layout::kColMajor;
+      } else if (tiny) {
+        cases = {{spec_of(16, 103, 1440, 1.0f, 0.5f, types), true},
+                 {spec_of(65, 25, 1311, 1.0f, 0.0f, types), true},
+                 {spec_of(89, 20, 170, 1.0f, 0.0f, types), false}};
+        cases[0].first.lb = Layout::kColMajor;
+        cases[0].first.lc = Layout::kColMajor;
+        cases[0].first.pad_a = 1;
+        cases[1].first.la = Layout::kColMajor;
+        cases[1].first.pad_b = 3;
       } else {
         const std::int64_t x = k.tile.bm / 32;
         cases = {{spec_of(16, 103, 1440, 1.0f, 0.5f, types), true},
@@ -722,7 +737,7 @@ TEST(Library, ShortSplitKIsOneClusterWhereItFits) {
     }
   }
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
-  EXPECT_GT(checked, 0) << "no small-product or gemv kernel ran";
+  EXPECT_GT(checked, 0) << "no small-product, tiny-product or gemv kernel ran";
 }
 
 // Rung 25's thin K on mma.sync: C leaves as 16-byte stores with each row staged at its own shift

@@ -1,5 +1,5 @@
-// Rung 28: tiny products of 16-bit operands on mma.sync, K split over the warps of one block
-// (`tiny_mma_32x32`).
+// Rung 28: tiny products of 16-bit operands on mma.sync, K split over the warps of one block, and
+// past K = 512 over the blocks of a cluster (`tiny_mma_32x32`).
 //
 // Rungs 24 and 27 split a small product's K over blocks: each split leaves its partial sums in
 // the stream workspace (or, on rung 24, in a cluster's shared memory) and the last block of a
@@ -18,13 +18,18 @@
 //  - The warps' partial tiles meet once in shared memory; each thread adds four outputs over the
 //    warps in warp order (deterministic) and writes C with alpha and beta.
 // The chain past the launch is the slice's loads (one round trip for K up to 256), the mma.sync
-// steps, one barrier and C's store.
+// steps, one barrier and C's store. Past K = 512 a block's warps would take several rounds of
+// loads each (and lost to rung 24's split over blocks): there K is split over the blocks of one
+// thread-block cluster per tile (sm_90), a round of loads a warp (256 k a block) where that many
+// blocks are resident, each block adds its warps' tiles, and the blocks' tiles are added in split
+// order through distributed shared memory (cluster_split.cuh); still one launch, no workspace.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
 #include <string>
 
+#include "../cluster_split.cuh"
 #include "../common.cuh"
 #include "../families.hpp"
 #include "../predicated_loads.cuh"
@@ -45,6 +50,7 @@ constexpr int kRedLine = BN + 8;  // floats per row of a warp's partial tile (fl
 
 struct TinyMmaArgs : StridedProblem {
   int tiles_n;
+  int k_block;           // K per block (grid y: the K splits, one cluster): kWarps k_warp
   int k_warp;            // K per warp: a multiple of 16
   int a_pairs, b_pairs;  // A (B) is K-contiguous at a 4-byte-aligned base and pitch
   int c_pairs;           // C's base and ldc allow 2-element accesses at even columns
@@ -74,7 +80,8 @@ __device__ __forceinline__ void load_pair(const std::uint16_t* p, std::int64_t k
   }
 }
 
-/// C = alpha * A B + beta * C for block tile blockIdx.x, K over the block's warps.
+/// C = alpha * A B + beta * C for block tile blockIdx.x, K over the block's warps (and, with
+/// gridDim.y > 1, over the blocks of a cluster: split blockIdx.y).
 /// @tparam Op   Bf16Op or F16Op
 /// @tparam CT   C's storage type
 /// @tparam A_K  A is K-contiguous (row-major); else M-contiguous
@@ -90,7 +97,8 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
   const int tile = static_cast<int>(blockIdx.x);
   const int m0 = (tile / g.tiles_n) * BM;
   const int n0 = (tile % g.tiles_n) * BN;
-  const int k_begin = warp * g.k_warp;
+  const int k_base = static_cast<int>(blockIdx.y) * g.k_block;  // the block's split of K
+  const int k_begin = k_base + warp * g.k_warp;
   const int k_end = min(g.k, k_begin + g.k_warp);
   const bool a_pairs = g.a_pairs != 0;
   const bool b_pairs = g.b_pairs != 0;
@@ -194,7 +202,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
 
   // Thread t adds outputs (row t / 8, columns 4 (t % 8) .. + 3) over the warps that had K, in warp
   // order, and writes them.
-  const int busy = min(kWarps, (g.k + g.k_warp - 1) / g.k_warp);
+  const int busy = max(0, min(kWarps, (g.k - k_base + g.k_warp - 1) / g.k_warp));
   const int r = tid / (BN / 4);
   const int col = 4 * (tid % (BN / 4));
   float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -205,8 +213,23 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
     sum.z += v.z;
     sum.w += v.w;
   }
+  CT* const c = static_cast<CT*>(g.c);
+  if (gridDim.y > 1) {
+    // K split over the cluster: the block's tile, then the blocks' tiles added in split order
+    // through distributed shared memory (cluster_split.cuh), each output written once.
+    __shared__ __align__(16) float mine[BM * BN];
+    *reinterpret_cast<float4*>(&mine[r * BN + col]) = sum;
+    cluster::sum_over_cluster(mine, BM * BN, [&](int e, float s) {
+      const int row = m0 + e / BN;
+      const int cc = n0 + e % BN;
+      if (row < g.m && cc < g.n) {
+        store_c_one(c + static_cast<std::int64_t>(row) * g.ldc + cc, s, g.alpha, g.beta);
+      }
+    });
+    return;
+  }
   if (m0 + r >= g.m) return;
-  CT* const c_row = static_cast<CT*>(g.c) + static_cast<std::int64_t>(m0 + r) * g.ldc + n0;
+  CT* const c_row = c + static_cast<std::int64_t>(m0 + r) * g.ldc + n0;
   const int cols_left = g.n - n0;
   const bool vec2 = g.c_pairs != 0;
   store_c_pair(c_row, col, cols_left, sum.x, sum.y, g.alpha, g.beta, vec2);
@@ -219,23 +242,30 @@ bool can_implement_tiny_mma(const Problem& p) {
   return views::dims_fit_int(q, 2 * 16 * kSteps) && views::linear_tile_grid_fits(q, BM, BN);
 }
 
+using KernelFn = void (*)(TinyMmaArgs);
+
 template <class Op, class CT>
-const void* kernel_for_layouts(const Problem& q) {
-  return views::dispatch_layouts(q, [](auto a_k, auto b_k) {
-    return kernel_address(&tiny_mma_kernel<Op, CT, decltype(a_k)::value, decltype(b_k)::value>);
+KernelFn kernel_for_layouts(const Problem& q) {
+  return views::dispatch_layouts(q, [](auto a_k, auto b_k) -> KernelFn {
+    return &tiny_mma_kernel<Op, CT, decltype(a_k)::value, decltype(b_k)::value>;
   });
 }
 
 // The instantiation for a row-major-C problem's types (16-bit A/B) and layouts.
-const void* kernel_for(const Problem& q) {
+KernelFn kernel_for(const Problem& q) {
   return mma_sync::with_16bit_op(q.types(), [&](auto op, auto ct) {
     return kernel_for_layouts<typename decltype(op)::type, typename decltype(ct)::type>(q);
   });
 }
 
 const void* device_function_tiny_mma(const Problem& p) {
-  return kernel_for(views::row_major_c(p));
+  return kernel_address(kernel_for(views::row_major_c(p)));
 }
+
+// K a block takes whole, and K a cluster's block takes: a warp's slice of one chunk (kSteps k16
+// steps, one round of loads).
+constexpr std::int64_t kWholeK = 512;
+constexpr std::int64_t kClusterSplitK = 16 * kSteps * kWarps;
 
 cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   const Problem q = views::row_major_c(p);
@@ -244,8 +274,23 @@ cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   const std::int64_t tiles_n = ceil_div(q.n, std::int64_t{BN});
   const std::int64_t tiles = ceil_div(q.m, std::int64_t{BM}) * tiles_n;
   g.tiles_n = static_cast<int>(tiles_n);
-  // K over the warps in slices of whole k16 steps.
-  g.k_warp = static_cast<int>(16 * ceil_div(ceil_div(q.k, std::int64_t{kWarps}), std::int64_t{16}));
+  const KernelFn kernel = kernel_for(q);
+  // K over the warps in slices of whole k16 steps; past kWholeK also over the blocks of a cluster,
+  // a split per kClusterSplitK (or fewer, longer ones: the most whose clusters are all resident at
+  // once); where no cluster fits, one block takes it whole.
+  stream::Split sp = stream::split_k_in(1, q.k, 16 * kWarps, 16 * kWarps);
+  if (q.k > kWholeK) {
+    // The runtime's answers, one per instantiation: (A/B type, C type, A's and B's layout).
+    static cluster::ClusterFit fits[2][2][2][2];
+    const GemmTypes t = q.types();
+    cluster::ClusterFit& fit =
+        fits[t.ab == DType::kF16][t.c == DType::kF32][q.a.layout == Layout::kRowMajor]
+            [q.b.layout == Layout::kColMajor];
+    cluster::plan_resident(sp, tiles, q.k, 16 * kWarps, 16 * kWarps, ceil_div(q.k, kClusterSplitK),
+                           kernel_address(kernel), kThreads, fit);
+  }
+  g.k_block = sp.k_chunk;
+  g.k_warp = sp.k_chunk / kWarps;
   // A K-contiguous operand's pairs load as one word where its base and pitch are 4-byte aligned
   // (an M- or N-contiguous operand's pairs are two element loads either way).
   const bool a_k_contig = q.a.layout == Layout::kRowMajor;
@@ -253,10 +298,9 @@ cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   g.a_pairs = a_k_contig && views::aligned(q.a, 4);
   g.b_pairs = b_k_contig && views::aligned(q.b, 4);
   g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
-  void* args[] = {&g};
-  const cudaError_t e = cudaLaunchKernel(kernel_for(q), dim3(static_cast<unsigned>(tiles)),
-                                         dim3(kThreads), args, 0, stream);
-  return e != cudaSuccess ? e : cudaGetLastError();
+  return cluster::launch(kernel,
+                         dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)),
+                         kThreads, stream, sp.splits > 1, g);
 }
 
 }  // namespace
@@ -285,12 +329,13 @@ void register_tiny_mma(Registry& r) {
   k.desc.align_c = 1;
   k.desc.min_cc = kCpAsyncMinCc;  // mma.sync m16n8k16 on 16-bit types: sm_80
   k.desc.max_cc = 0;
-  k.desc.split_k = false;
+  k.desc.split_k = true;  // past K = 512, over the blocks of a cluster
   k.summary =
-      "16-bit A/B on mma.sync for tiny products: a block per 32 x 32 tile of C over the whole K, "
-      "its eight warps on consecutive slices of K with fragments loaded straight from memory at "
-      "any layout, pitch and base, the slices added in warp order through shared memory "
-      "(deterministic); one launch, no workspace, no barrier in the K loop";
+      "16-bit A/B on mma.sync for tiny products: a block per 32 x 32 tile of C, its eight warps "
+      "on consecutive slices of K with fragments loaded straight from memory at any layout, pitch "
+      "and base, the slices added in warp order through shared memory; past K = 512 the tile's K "
+      "split over the blocks of a cluster (sm_90), added in split order through distributed "
+      "shared memory (deterministic); one launch, no workspace, no barrier in the K loop";
   k.can_implement = can_implement_tiny_mma;
   k.launch = launch_tiny_mma;
   k.device_function = device_function_for(k.can_implement, device_function_tiny_mma);
