@@ -204,8 +204,10 @@ enum class When : std::uint8_t {
   // A tiny product of longer K (16-bit types, sm_90): M and N over 1, at most one 32x32 tile per
   // SM, 512 < K <= 8192 and K at most 1024 x min(8, SMs / tiles) (rung 28 splits K over a cluster
   // of the blocks that fit beside the tiles, and each warp then takes at most four rounds of
-  // loads): rung 28, which beat rungs 24, 21 and 23 there; not K <= 1024 over at most 8 tiles,
-  // where rung 24's finer split was 2-11% faster (perf-notes.md, "Rung 28 over a cluster").
+  // loads), and M or N under 128: rung 28, which beat rungs 24, 21 and 23 there; not K <= 1024
+  // over at most 8 tiles, where rung 24's finer split was 2-11% faster, nor M and N both 128 or
+  // more, where a 64x64 wgmma tile's reuse won (128 x 256 x 2048: 10.6 against 9.1 us)
+  // (perf-notes.md, "Rung 28 over a cluster").
   kTinyMma16Cluster,
   kAlways,
 };
@@ -575,7 +577,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kTinyMma16Cluster: {
       const std::int64_t t = tiles(p, 32, 32);
       return p.m > 1 && p.n > 1 && t <= sms && p.k > 512 && p.k <= 8192 &&
-             p.k <= 1024 * std::min<std::int64_t>(8, sms / t) && (p.k > 1024 || t > 8);
+             p.k <= 1024 * std::min<std::int64_t>(8, sms / t) && (p.k > 1024 || t > 8) &&
+             std::min(p.m, p.n) < 128;
     }
     case When::kAlways:
       return true;

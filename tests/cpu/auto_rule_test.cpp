@@ -356,10 +356,10 @@ TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
 // Rung 28 in bf16 and f16: M and N over 1, at most one 32x32 tile per SM, 8 <= K <= 512, and
 // K > 64 where the tiles fill more than half the SMs (H100: 132 SMs); on sm_90 also
 // 512 < K <= 8192 with K at most 1024 x min(8, SMs / tiles) (its split over a cluster, at most
-// four rounds of loads a warp) and more than 8 tiles where K <= 1024; at any pitch, ahead of
-// rungs 24, 27, 21 and 23. Not fp32 or tf32 (no rung-28 instance computes them), not K < 8 or
-// K > 8192, not K > 512 past those bounds or on sm_80 (no clusters), not more tiles than SMs, not
-// a matrix-vector product.
+// four rounds of loads a warp), more than 8 tiles where K <= 1024 and M or N under 128; at any
+// pitch, ahead of rungs 24, 27, 21 and 23. Not fp32 or tf32 (no rung-28 instance computes them),
+// not K < 8 or K > 8192, not K > 512 past those bounds or on sm_80 (no clusters), not more tiles
+// than SMs, not a matrix-vector product.
 TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
   for (GemmTypes t : kFourTypes) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
@@ -378,7 +378,7 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
                                                                     {16, 103, 1025},
                                                                     {129, 65, 1537},
                                                                     {8, 8, 8192},
-                                                                    {200, 150, 800},
+                                                                    {127, 150, 800},
                                                                     {2, 2187, 1000}}) {
         const std::string got = chosen_for(t, s[0], s[1], s[2], pad);
         if (wide) {
@@ -389,8 +389,10 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
       }
       // K past 8192 or under 8, more tiles than SMs, K <= 64 over more tiles than half the SMs,
       // K past 1024 x min(8, SMs / tiles) (69 tiles: 1024; 25 tiles: 5120), K of 513..1024
-      // over at most 8 tiles, a matrix-vector product
+      // over at most 8 tiles, M and N both 128 or more past K = 512, a matrix-vector product
       for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8193},
+                                                                    {128, 256, 2048},
+                                                                    {200, 150, 800},
                                                                     {16, 103, 513},
                                                                     {75, 20, 1024},
                                                                     {2, 2187, 1025},
