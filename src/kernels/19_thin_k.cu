@@ -20,6 +20,7 @@
 
 #include <cstdint>
 
+#include "../core/device_runtime.hpp"
 #include "common.cuh"
 #include "families.hpp"
 #include "tensor_common.cuh"
@@ -29,7 +30,7 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int BM = 64;                // C rows per block: 8 per warp
+constexpr int BM = 64;  // C rows per block: 8 per warp (32, 4 per warp: few tiles)
 constexpr int kRowsPerWarp = BM / kWarps;
 constexpr int BN = 128;               // C columns per block: 4 per lane
 constexpr int kColsPerLane = BN / 32;
@@ -64,19 +65,22 @@ __device__ __forceinline__ void store_c_four(CT* p, const float (&v)[4], float a
   }
 }
 
-// Block (blockIdx.y, blockIdx.x) writes C rows 64 blockIdx.y .. + 63, columns 128 blockIdx.x ..
-// + 127; warp w its rows 8 w .. 8 w + 7, lane l columns 4 l .. 4 l + 3 of each.
+// Block (blockIdx.y, blockIdx.x) writes C rows RPW kWarps blockIdx.y .. (RPW rows a warp: 8, or 4
+// where 64-row tiles would leave SMs idle), columns 128 blockIdx.x .. + 127; warp w its rows
+// RPW w .. RPW w + RPW - 1, lane l columns 4 l .. 4 l + 3 of each.
 // At most 64 registers, 4 blocks per SM: the stores of one block drain while others load.
-template <class E, class CT>
+template <class E, class CT, int RPW>
 __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
+  static_assert(RPW == 8 || RPW == 4, "8 or 4 rows a warp");
+  constexpr int TM = RPW * kWarps;  // C rows per block
   // The slices, a row of M (N) per k, 4 floats of padding: the stores of a K-contiguous operand
   // (consecutive threads along k) spread over 8 banks instead of one.
-  __shared__ __align__(16) float a_s[KC][BM + 4];
+  __shared__ __align__(16) float a_s[KC][TM + 4];
   __shared__ __align__(16) float b_s[KC][BN + 4];
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const int lane = tid % 32;
-  const int m0 = static_cast<int>(blockIdx.y) * BM;
+  const int m0 = static_cast<int>(blockIdx.y) * TM;
   const int n0 = static_cast<int>(blockIdx.x) * BN;
   const E* const a = static_cast<const E*>(g.a);
   const E* const b = static_cast<const E*>(g.b);
@@ -84,16 +88,16 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
   const bool a_k_fast = g.a_k == 1;
   const bool b_k_fast = g.b_k == 1;
 
-  float acc[kRowsPerWarp][kColsPerLane] = {};
+  float acc[RPW][kColsPerLane] = {};
   for (int k0 = 0; k0 < g.k; k0 += KC) {
     const int kc = min(KC, g.k - k0);
     __syncthreads();  // the previous round's slices are read
     // Only the kc x 64 (kc x 128) elements this round uses, four loads issued before their
     // stores: a thread waits about once per four elements, not once per element.
 #pragma unroll 4
-    for (int e = tid; e < kc * BM; e += kThreads) {
-      const int kk = a_k_fast ? e % kc : e / BM;
-      const int i = a_k_fast ? e / kc : e % BM;
+    for (int e = tid; e < kc * TM; e += kThreads) {
+      const int kk = a_k_fast ? e % kc : e / TM;
+      const int i = a_k_fast ? e / kc : e % TM;
       a_s[kk][i] = m0 + i < g.m ? OutC<E>::load1(a + (m0 + i) * g.a_m +
                                                  static_cast<std::int64_t>(k0 + kk) * g.a_k)
                                 : 0.0f;
@@ -109,14 +113,19 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
     __syncthreads();
 #pragma unroll 4
     for (int kk = 0; kk < kc; ++kk) {
-      const float4 a_lo = *reinterpret_cast<const float4*>(&a_s[kk][kRowsPerWarp * warp]);
-      const float4 a_hi = *reinterpret_cast<const float4*>(&a_s[kk][kRowsPerWarp * warp + 4]);
-      const float av[kRowsPerWarp] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w,
-                                      a_hi.x, a_hi.y, a_hi.z, a_hi.w};
+      float av[RPW];
+#pragma unroll
+      for (int h = 0; h < RPW / 4; ++h) {
+        const float4 a4 = *reinterpret_cast<const float4*>(&a_s[kk][RPW * warp + 4 * h]);
+        av[4 * h] = a4.x;
+        av[4 * h + 1] = a4.y;
+        av[4 * h + 2] = a4.z;
+        av[4 * h + 3] = a4.w;
+      }
       const float4 bv = *reinterpret_cast<const float4*>(&b_s[kk][kColsPerLane * lane]);
       const float bw[kColsPerLane] = {bv.x, bv.y, bv.z, bv.w};
 #pragma unroll
-      for (int i = 0; i < kRowsPerWarp; ++i) {
+      for (int i = 0; i < RPW; ++i) {
 #pragma unroll
         for (int j = 0; j < kColsPerLane; ++j) acc[i][j] = fmaf(av[i], bw[j], acc[i][j]);
       }
@@ -124,17 +133,31 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
   }
 
   // Lane l holds columns 4 l .. 4 l + 3 of each row: one 4-element store where C's base and ld
-  // allow it; otherwise four shuffles per store hand lane l column 32 j + l instead, so that each
-  // store instruction still writes 32 consecutive elements of the row.
+  // allow it (with 4 rows a warp also in a tile cut by N: each lane whose four columns are
+  // inside, the one cut group element by element; the 8-row kernel keeps its epilogue, which ran
+  // 2-3% faster on the large C it writes than with that branch added); otherwise four shuffles
+  // per store hand lane l column 32 j + l instead, so that each store instruction still writes 32
+  // consecutive elements of the row.
   CT* const c = static_cast<CT*>(g.c);
 #pragma unroll
-  for (int i = 0; i < kRowsPerWarp; ++i) {
-    const int row = m0 + kRowsPerWarp * warp + i;  // the same for the whole warp
+  for (int i = 0; i < RPW; ++i) {
+    const int row = m0 + RPW * warp + i;  // the same for the whole warp
     if (row >= g.m) continue;
     CT* const c_row = c + static_cast<std::int64_t>(row) * g.ldc;
     const int col4 = n0 + kColsPerLane * lane;
     if (g.vec4 != 0 && n0 + BN <= g.n) {
       store_c_four(c_row + col4, acc[i], g.alpha, g.beta);
+      continue;
+    }
+    if (RPW == 4 && g.vec4 != 0) {
+      if (col4 + kColsPerLane <= g.n) {
+        store_c_four(c_row + col4, acc[i], g.alpha, g.beta);
+      } else {
+#pragma unroll
+        for (int j = 0; j < kColsPerLane; ++j) {
+          if (col4 + j < g.n) store_c_one(c_row + col4 + j, acc[i][j], g.alpha, g.beta);
+        }
+      }
       continue;
     }
 #pragma unroll
@@ -154,7 +177,14 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
 
 bool can_implement_thin_k(const Problem& p) {
   const Problem q = views::row_major_c(p);
-  return q.k <= kMaxK && views::tile_grid_fits(q, BM, BN);
+  return q.k <= kMaxK && views::tile_grid_fits(q, BM / 2, BN);
+}
+
+// Rows a warp writes for a row-major-C problem: 8, or 4 where 64 x 128 tiles would be fewer than
+// two per SM (half-height tiles put twice the blocks, and the stores behind them, on the SMs).
+int rows_per_warp(const Problem& q) {
+  const views::TileCounts t = views::tile_counts(q, BM, BN);
+  return t.m * t.n < 2LL * runtime::sm_count() ? 4 : 8;
 }
 
 template <class E, class CT>
@@ -163,7 +193,11 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   ThinArgs g{};
   static_cast<StridedProblem&>(g) = strided_problem(q);
   g.vec4 = views::aligned(q.c, 4 * sizeof(CT));
-  thin_k_kernel<E, CT><<<tile_grid(q, BM, BN), kThreads, 0, stream>>>(g);
+  if (rows_per_warp(q) == 4) {
+    thin_k_kernel<E, CT, 4><<<tile_grid(q, BM / 2, BN), kThreads, 0, stream>>>(g);
+  } else {
+    thin_k_kernel<E, CT, 8><<<tile_grid(q, BM, BN), kThreads, 0, stream>>>(g);
+  }
   return cudaGetLastError();
 }
 
@@ -174,9 +208,12 @@ cudaError_t launch_thin_k(const Problem& p, cudaStream_t stream) {
 }
 
 const void* device_function_thin_k(const Problem& p) {
+  const int rpw = rows_per_warp(views::row_major_c(p));
   return with_types(p.types(), [&](auto e, auto ct) {
-    return kernel_address(
-        &thin_k_kernel<typename decltype(e)::type, typename decltype(ct)::type>);
+    using E = typename decltype(e)::type;
+    using CT = typename decltype(ct)::type;
+    return rpw == 4 ? kernel_address(&thin_k_kernel<E, CT, 4>)
+                    : kernel_address(&thin_k_kernel<E, CT, 8>);
   });
 }
 

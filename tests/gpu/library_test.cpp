@@ -740,6 +740,42 @@ TEST(Library, ShortSplitKIsOneClusterWhereItFits) {
   EXPECT_GT(checked, 0) << "no small-product, tiny-product or gemv kernel ran";
 }
 
+// Rung 19's thin K writes 64-row tiles, or 32-row ones where 64-row tiles would be fewer than two
+// per SM; C in 4-element stores where its base and ld allow, also in a tile cut by N (each whole
+// group of four columns, the cut one element by element). Both tile heights must reach their own
+// kernel and come out right, with N cut inside a group, beta != 0 and an odd pitch.
+TEST(Library, ThinKWritesBothTileHeights) {
+  TILEGEMM_REQUIRE_GPU();
+  const KernelInfo* thin = find_kernel("thin_k");
+  ASSERT_NE(thin, nullptr);
+  if (!runs_on_current_device(*thin)) GTEST_SKIP() << "thin_k is not built for this GPU";
+  for (GemmTypes types :
+       {GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kBF16, DType::kBF16}}) {
+    std::set<const void*> kernels;
+    // 104 x 6044 under a column-major C: 95 64-row tiles of C^T (32-row ones), 102 columns cut
+    // inside a group; 2100 x 2202: 594 tiles (64-row ones); each at a 16-byte and an odd ld of C.
+    for (const auto& [m, n] :
+         {std::pair<std::int64_t, std::int64_t>{104, 6044}, {102, 6044}, {2100, 2202}}) {
+      for (std::int64_t pad_c : {0, 1}) {
+        CaseSpec spec = spec_of(m, n, 12, 1.0f, 0.5f, types);
+        spec.la = Layout::kColMajor;
+        spec.lb = Layout::kColMajor;
+        spec.lc = Layout::kColMajor;
+        spec.pad_c = pad_c;
+        Testbed tb(spec);
+        ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+        ASSERT_TRUE(thin->can_implement(tb.problem()));
+        SCOPED_TRACE(spec.to_string());
+        kernels.insert(thin->device_function(tb.problem()));
+        const CheckResult r = tb.run_and_check(
+            [&](const Problem& p, cudaStream_t st) { return gemm(p, "thin_k", st); }, 0);
+        EXPECT_TRUE(r.passed) << r.detail;
+      }
+    }
+    EXPECT_EQ(kernels.size(), 2u) << "one kernel per tile height";
+  }
+}
+
 // Rung 25's thin K on mma.sync: C leaves as 16-byte stores with each row staged at its own shift
 // from a 16-byte boundary, so odd pitches (rows starting at every shift), partial first and last
 // pieces of a row, N past one 128-column tile, K of 1 up to the family's 64 (32 for fp32 and
