@@ -201,12 +201,14 @@ enum class When : std::uint8_t {
   // 24's split over blocks, and with K <= 64 over many tiles its one busy warp a block lost to
   // rung 24's block-wide loads (perf-notes.md, "Rung 28").
   kTinyMma16,
-  // A tiny product of longer K (16-bit types, sm_90): M and N over 1, at most one 32x32 tile per
-  // SM, 512 < K <= 8192 and K at most 1024 x min(8, SMs / tiles) (rung 28 splits K over a cluster
-  // of the blocks that fit beside the tiles, and each warp then takes at most four rounds of
-  // loads), and M or N under 128: rung 28, which beat rungs 24, 21 and 23 there; not K <= 1024
-  // over at most 8 tiles, where rung 24's finer split was 2-11% faster, nor M and N both 128 or
-  // more, where a 64x64 wgmma tile's reuse won (128 x 256 x 2048: 10.6 against 9.1 us)
+  // A tiny product of longer K (16-bit types, sm_90): M and N over 1, 32x32 tiles at most half
+  // the SMs (a cluster of at least 2 blocks each), 512 < K <= 8192 and K at most
+  // 1024 x min(8, SMs / tiles) (rung 28 splits K over a cluster of the blocks that fit beside the
+  // tiles, and each warp then takes at most four rounds of loads), and M or N under 128: rung 28,
+  // which beat rungs 24, 21 and 23 there; not K <= 1024 over at most 8 tiles, where rung 24's
+  // finer split was 2-11% faster, nor M and N both 128 or more, where a 64x64 wgmma tile's reuse
+  // won (128 x 256 x 2048: 10.6 against 9.1 us), nor more tiles than half the SMs, where one block
+  // takes the whole K (2502 x 24 x 640: 8.5 us against the wgmma tile's 6.2)
   // (perf-notes.md, "Rung 28 over a cluster").
   kTinyMma16Cluster,
   kAlways,
@@ -291,8 +293,9 @@ constexpr Rule kSimtRules[] = {
 // Tensor cores (bf16, f16, tf32). A matrix-vector product goes to the gemv family (CUDA cores: the
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
 // tiny bf16 or f16 product (K of 8..512 over at most a wave of 32x32 tiles, or on sm_90 K of
-// 513..8192 where its split over a cluster leaves each warp at most four rounds of loads) to rung
-// 28's block per tile on mma.sync (kTinyMma16, kTinyMma16Cluster), a
+// 513..8192 over at most half a wave where its split over a cluster leaves each warp at most
+// four rounds of loads) to rung 28's block per tile on mma.sync (kTinyMma16, kTinyMma16Cluster),
+// a
 // small product to rung 24's one launch on the CUDA cores (kSmallProduct; with K of 49..128 in
 // bf16 and f16 to rung 27's on mma.sync, kSmallProductMidK), a
 // K under 16 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the
@@ -576,7 +579,7 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     }
     case When::kTinyMma16Cluster: {
       const std::int64_t t = tiles(p, 32, 32);
-      return p.m > 1 && p.n > 1 && t <= sms && p.k > 512 && p.k <= 8192 &&
+      return p.m > 1 && p.n > 1 && 2 * t <= sms && p.k > 512 && p.k <= 8192 &&
              p.k <= 1024 * std::min<std::int64_t>(8, sms / t) && (p.k > 1024 || t > 8) &&
              std::min(p.m, p.n) < 128;
     }

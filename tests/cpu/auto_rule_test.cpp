@@ -355,8 +355,9 @@ TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
 
 // Rung 28 in bf16 and f16: M and N over 1, at most one 32x32 tile per SM, 8 <= K <= 512, and
 // K > 64 where the tiles fill more than half the SMs (H100: 132 SMs); on sm_90 also
-// 512 < K <= 8192 with K at most 1024 x min(8, SMs / tiles) (its split over a cluster, at most
-// four rounds of loads a warp), more than 8 tiles where K <= 1024 and M or N under 128; at any
+// 512 < K <= 8192 over at most half the SMs' tiles, with K at most 1024 x min(8, SMs / tiles)
+// (its split over a cluster, at most four rounds of loads a warp), more than 8 tiles where
+// K <= 1024 and M or N under 128; at any
 // pitch, ahead of rungs 24, 27, 21 and 23. Not fp32 or tf32 (no rung-28 instance computes them),
 // not K < 8 or K > 8192, not K > 512 past those bounds or on sm_80 (no clusters), not more tiles
 // than SMs, not a matrix-vector product.
@@ -379,7 +380,7 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
                                                                     {129, 65, 1537},
                                                                     {8, 8, 8192},
                                                                     {127, 150, 800},
-                                                                    {2, 2187, 1000}}) {
+                                                                    {2, 2048, 1000}}) {
         const std::string got = chosen_for(t, s[0], s[1], s[2], pad);
         if (wide) {
           EXPECT_NE(got, "tiny_mma_32x32") << s[0] << "x" << s[1] << "x" << s[2];
@@ -388,9 +389,12 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
         }
       }
       // K past 8192 or under 8, more tiles than SMs, K <= 64 over more tiles than half the SMs,
-      // K past 1024 x min(8, SMs / tiles) (69 tiles: 1024; 25 tiles: 5120), K of 513..1024
-      // over at most 8 tiles, M and N both 128 or more past K = 512, a matrix-vector product
+      // K past 1024 x min(8, SMs / tiles) (64 tiles: 2048; 25 tiles: 5120), K of 513..1024
+      // over at most 8 tiles, M and N both 128 or more past K = 512, past K = 512 more tiles than
+      // half the SMs, a matrix-vector product
       for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8193},
+                                                                    {2, 2048, 2049},
+                                                                    {2502, 24, 640},
                                                                     {128, 256, 2048},
                                                                     {200, 150, 800},
                                                                     {16, 103, 513},
@@ -750,7 +754,8 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(5169, 16, 1413), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(16, 8191, 8191), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(4300, 31, 96), "wgmma_64x64x64_s11_rm");
-      EXPECT_EQ(pick(2768, 18, 1100), "wgmma_64x64x64_s11_rm");  // 6 MB (to K 1024: rung 28)
+      EXPECT_EQ(pick(2768, 18, 1100),
+                "wgmma_64x64x64_s11_rm");  // 6 MB (87 tiles: rung 28 to K 512)
       EXPECT_EQ(pick(2000, 9, 2100), "wgmma_64x64x64_s11_rm");   // 8.4 MB (to K 2048: rung 28)
       EXPECT_EQ(pick(3000, 60, 2048), "wgmma_64x64x64_s13_pad");
       // up to 128 on a long operand of 16 MiB or more: its 64x128 tile
