@@ -206,10 +206,9 @@ enum class When : std::uint8_t {
   // 1024 x min(8, SMs / tiles) (rung 28 splits K over a cluster of the blocks that fit beside the
   // tiles, and each warp then takes at most four rounds of loads), and M or N under 128: rung 28,
   // which beat rungs 24, 21 and 23 there; not K <= 1024 over at most 8 tiles, where rung 24's
-  // finer split was 2-11% faster, nor M and N both 128 or more, where a 64x64 wgmma tile's reuse
-  // won (128 x 256 x 2048: 10.6 against 9.1 us), nor more tiles than half the SMs, where one block
-  // takes the whole K (2502 x 24 x 640: 8.5 us against the wgmma tile's 6.2)
-  // (perf-notes.md, "Rung 28 over a cluster").
+  // finer split was faster, nor M and N both 128 or more, where a 64x64 wgmma tile's reuse won
+  // (128 x 256 x 2048), nor more tiles than half the SMs, where one block takes the whole K and
+  // the wgmma tile won (2502 x 24 x 640) (perf-notes.md, "Rung 28 over a cluster").
   kTinyMma16Cluster,
   kAlways,
 };

@@ -6,7 +6,9 @@
 // here (docs/perf-notes.md, "Shapes nobody picked" and "Rung 19"), since their prologue, a
 // pipeline built for a long K loop and a large-tile epilogue are all overhead.
 // Idea: a block writes a 64 x 128 tile of C, each warp 8 whole rows of 128 consecutive elements,
-// with A's 64 x K and B's K x 128 slices staged in shared memory as fp32, and nothing else.
+// with A's 64 x K and B's K x 128 slices staged in shared memory as fp32, and nothing else. Where
+// such tiles would be fewer than two per SM, 32 x 128 tiles (4 rows a warp) put twice the blocks,
+// and the stores behind them, on the SMs.
 //  - C is made row-major first (a column-major C is computed as its mirror, C^T = B^T A^T).
 //  - Any A and B layout and alignment: the slices are read element by element through the
 //    operands' strides, consecutive threads along the contiguous dimension.
@@ -135,9 +137,9 @@ __global__ void __launch_bounds__(kThreads, 4) thin_k_kernel(const ThinArgs g) {
   // Lane l holds columns 4 l .. 4 l + 3 of each row: one 4-element store where C's base and ld
   // allow it (with 4 rows a warp also in a tile cut by N: each lane whose four columns are
   // inside, the one cut group element by element; the 8-row kernel keeps its epilogue, which ran
-  // 2-3% faster on the large C it writes than with that branch added); otherwise four shuffles
-  // per store hand lane l column 32 j + l instead, so that each store instruction still writes 32
-  // consecutive elements of the row.
+  // faster on the large C it writes than with that branch added: perf-notes.md, "Rung 19's
+  // 32-row tiles"); otherwise four shuffles per store hand lane l column 32 j + l instead, so
+  // that each store instruction still writes 32 consecutive elements of the row.
   CT* const c = static_cast<CT*>(g.c);
 #pragma unroll
   for (int i = 0; i < RPW; ++i) {
@@ -236,9 +238,9 @@ void register_thin_k(Registry& r) {
   k.desc = simt_f32_desc(1, 1, 1, kMinBuiltCc);  // element reads and stores: any alignment
   k.desc.types = every_type_combination();
   k.summary =
-      "K up to 256: C written as 64 x 128 tiles of whole 128-element row pieces, A's and B's thin "
-      "slices staged in shared memory as fp32; any layout and alignment, every type, fp32 "
-      "accumulation";
+      "K up to 256: C written as 64 x 128 tiles (32 x 128 where those would be fewer than two per "
+      "SM) of whole 128-element row pieces, A's and B's thin slices staged in shared memory as "
+      "fp32; any layout and alignment, every type, fp32 accumulation";
   k.can_implement = can_implement_thin_k;
   k.launch = launch_thin_k;
   k.device_function = device_function_for(k.can_implement, device_function_thin_k);
