@@ -210,6 +210,12 @@ enum class When : std::uint8_t {
   // (128 x 256 x 2048), nor more tiles than half the SMs, where one block takes the whole K and
   // the wgmma tile won (2502 x 24 x 640) (perf-notes.md, "Rung 28 over a cluster").
   kTinyMma16Cluster,
+  // A narrow tiny product past half a wave (16-bit types, sm_90): M or N of 2..8, 32x32 tiles
+  // between half the SMs and the SMs, 512 < K <= 1024: rung 28 with one block taking the whole K
+  // (no cluster fits beside that many tiles), behind the wgmma rules (where the operands have
+  // tensor maps the wgmma tile won) and ahead of rung 21's narrow products, which it beat in
+  // every layout mix and pitch measured (perf-notes.md, "Rung 28 over a cluster").
+  kTinyMma16Narrow,
   kAlways,
 };
 enum class BNeeds : std::uint8_t { kAny, kRowMajor, kColMajor };
@@ -354,6 +360,7 @@ constexpr Rule kTensorRules[] = {
     {When::kFewTiles128LongK, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, true, ""},
     {When::kUnderSms128, BNeeds::kAny, "wgmma_tma_store", 128, 64, 0, true, ""},
     {When::kAlways, BNeeds::kAny, "wgmma_tma_store", 128, 128, 0, true, ""},
+    {When::kTinyMma16Narrow, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, "", 90},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kNarrowTo8K256, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
     {When::kThinKStrip, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
@@ -581,6 +588,11 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return p.m > 1 && p.n > 1 && 2 * t <= sms && p.k > 512 && p.k <= 8192 &&
              p.k <= 1024 * std::min<std::int64_t>(8, sms / t) && (p.k > 1024 || t > 8) &&
              std::min(p.m, p.n) < 128;
+    }
+    case When::kTinyMma16Narrow: {
+      const std::int64_t t = tiles(p, 32, 32);
+      return p.m > 1 && p.n > 1 && std::min(p.m, p.n) <= 8 && 2 * t > sms && t <= sms &&
+             p.k > 512 && p.k <= 1024;
     }
     case When::kAlways:
       return true;

@@ -736,6 +736,12 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(2394, 3, 4182), "narrow_n4");
       EXPECT_EQ(pick(4, 14400, 2), "narrow_n4");
       EXPECT_EQ(pick(2222, 5, 1091), "narrow_n8");
+      // ... but past half a wave of 32x32 tiles with K of 513..1024, rung 28 (one block a tile
+      // over the whole K) ahead of them; within half a wave its cluster split (above)
+      EXPECT_EQ(pick(2609, 6, 562), "tiny_mma_32x32");  // 82 tiles
+      EXPECT_EQ(pick(3000, 5, 700), "tiny_mma_32x32");  // 94 tiles
+      EXPECT_EQ(pick(3000, 5, 1025), "narrow_n8");
+      EXPECT_EQ(pick(4300, 5, 700), "narrow_n8");  // 135 tiles: more than the SMs
       // Rung 28's cluster split ahead of them where a few tiles hold the product (K at most
       // 1024 x min(8, SMs / tiles)); from K = 4096 with a long operand of 4 MiB or more over
       // more tiles, rung 23 (below) reads it faster
