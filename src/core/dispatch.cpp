@@ -299,8 +299,9 @@ constexpr Rule kSimtRules[] = {
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
 // tiny bf16 or f16 product (K of 8..512 over at most a wave of 32x32 tiles, or on sm_90 K of
 // 513..8192 over at most half a wave where its split over a cluster leaves each warp at most
-// four rounds of loads) to rung 28's block per tile on mma.sync (kTinyMma16, kTinyMma16Cluster),
-// a
+// four rounds of loads; behind the wgmma rules also M or N of 2..8 with K of 513..1024 over up to
+// a wave, kTinyMma16Narrow) to rung 28's block per tile on mma.sync (kTinyMma16,
+// kTinyMma16Cluster), a
 // small product to rung 24's one launch on the CUDA cores (kSmallProduct; with K of 49..128 in
 // bf16 and f16 to rung 27's on mma.sync, kSmallProductMidK), a
 // K under 16 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the
