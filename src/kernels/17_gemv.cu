@@ -171,11 +171,15 @@ __host__ __device__ constexpr int column_lanes(std::int64_t live, int v) {
 // pieces takes (16, 8 or 4, as its base and pitch allow; load_piece); where none does (16-bit
 // elements at an odd pitch) g.vec is clear and the pieces are read element by element.
 constexpr int kColPieces = 2;
+// The rows of a full column-kernel block (R): 32 lanes of kColPieces pieces of v rows.
+__host__ __device__ constexpr int full_block_rows(int v) { return 32 * v * kColPieces; }
+// The rows of a short block (column_rows): a few lanes on each column.
+constexpr int kShortBlockRows = 32;
 template <class E, class CT, int W>
 __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
   using L = Load<E>;
   constexpr int V = L::kVec;
-  constexpr int R = 32 * V * kColPieces;
+  constexpr int R = full_block_rows(V);
   __shared__ float sums[kWarps][R];
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -452,13 +456,13 @@ auto cols_kernel(int w) {
 
 // The rows a column-kernel block owns: R = 64 V (two 16-byte pieces a lane, a warp on a column)
 // where A holds at least 16 MiB over K of at least 512, else 32 (a few lanes on each column, a
-// warp step over several columns: four times the row blocks, each split fewer ways). Measured over
-// M of 33..8192 and K of 240..8192 in bf16 and fp32, R-row blocks on the smaller matrices split K
-// so far that the last block's sum of the splits, or a second wave, cost more than the longer
-// column reads save (docs/perf-notes.md, "Rung 17's row blocks").
+// warp step over several columns: 8 (fp32) or 16 (16-bit) times the row blocks, each split fewer
+// ways). Measured over M of 33..8192 and K of 240..8192 in bf16 and fp32, R-row blocks on the
+// smaller matrices split K so far that the last block's sum of the splits, or a second wave, cost
+// more than the longer column reads save (docs/perf-notes.md, "Rung 17's row blocks").
 int column_rows(std::int64_t m, std::int64_t k, int elem_bytes, int v) {
   constexpr std::int64_t kLongStream = std::int64_t{16} << 20;
-  return k >= 512 && m * k * elem_bytes >= kLongStream ? 64 * v : 32;
+  return k >= 512 && m * k * elem_bytes >= kLongStream ? full_block_rows(v) : kShortBlockRows;
 }
 
 bool can_implement_gemv(const Problem& p) {

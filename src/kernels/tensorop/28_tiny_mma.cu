@@ -242,24 +242,32 @@ bool can_implement_tiny_mma(const Problem& p) {
   return views::dims_fit_int(q, 2 * 16 * kSteps) && views::linear_tile_grid_fits(q, BM, BN);
 }
 
-using KernelFn = void (*)(TinyMmaArgs);
+// An instantiation and the runtime's answers on its clusters (asked once per device and kept:
+// cluster::ClusterFit), one pair per kernel.
+struct Instance {
+  void (*fn)(TinyMmaArgs);
+  cluster::ClusterFit* fit;
+};
 
-template <class Op, class CT>
-KernelFn kernel_for_layouts(const Problem& q) {
-  return views::dispatch_layouts(q, [](auto a_k, auto b_k) -> KernelFn {
-    return &tiny_mma_kernel<Op, CT, decltype(a_k)::value, decltype(b_k)::value>;
-  });
+template <class Op, class CT, bool A_K, bool B_K>
+Instance instance() {
+  static cluster::ClusterFit fit;
+  return {&tiny_mma_kernel<Op, CT, A_K, B_K>, &fit};
 }
 
 // The instantiation for a row-major-C problem's types (16-bit A/B) and layouts.
-KernelFn kernel_for(const Problem& q) {
+Instance kernel_for(const Problem& q) {
   return mma_sync::with_16bit_op(q.types(), [&](auto op, auto ct) {
-    return kernel_for_layouts<typename decltype(op)::type, typename decltype(ct)::type>(q);
+    using Op = typename decltype(op)::type;
+    using CT = typename decltype(ct)::type;
+    return views::dispatch_layouts(q, [](auto a_k, auto b_k) {
+      return instance<Op, CT, decltype(a_k)::value, decltype(b_k)::value>();
+    });
   });
 }
 
 const void* device_function_tiny_mma(const Problem& p) {
-  return kernel_address(kernel_for(views::row_major_c(p)));
+  return kernel_address(kernel_for(views::row_major_c(p)).fn);
 }
 
 // K a block takes whole, and K a cluster's block takes: a warp's slice of one chunk (kSteps k16
@@ -274,20 +282,14 @@ cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   const std::int64_t tiles_n = ceil_div(q.n, std::int64_t{BN});
   const std::int64_t tiles = ceil_div(q.m, std::int64_t{BM}) * tiles_n;
   g.tiles_n = static_cast<int>(tiles_n);
-  const KernelFn kernel = kernel_for(q);
+  const Instance kernel = kernel_for(q);
   // K over the warps in slices of whole k16 steps; past kWholeK also over the blocks of a cluster,
   // a split per kClusterSplitK (or fewer, longer ones: the most whose clusters are all resident at
   // once); where no cluster fits, one block takes it whole.
   stream::Split sp = stream::split_k_in(1, q.k, 16 * kWarps, 16 * kWarps);
   if (q.k > kWholeK) {
-    // The runtime's answers, one per instantiation: (A/B type, C type, A's and B's layout).
-    static cluster::ClusterFit fits[2][2][2][2];
-    const GemmTypes t = q.types();
-    cluster::ClusterFit& fit =
-        fits[t.ab == DType::kF16][t.c == DType::kF32][q.a.layout == Layout::kRowMajor]
-            [q.b.layout == Layout::kColMajor];
     cluster::plan_resident(sp, tiles, q.k, 16 * kWarps, 16 * kWarps, ceil_div(q.k, kClusterSplitK),
-                           kernel_address(kernel), kThreads, fit);
+                           kernel_address(kernel.fn), kThreads, *kernel.fit);
   }
   g.k_block = sp.k_chunk;
   g.k_warp = sp.k_chunk / kWarps;
@@ -298,7 +300,7 @@ cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   g.a_pairs = a_k_contig && views::aligned(q.a, 4);
   g.b_pairs = b_k_contig && views::aligned(q.b, 4);
   g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
-  return cluster::launch(kernel,
+  return cluster::launch(kernel.fn,
                          dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)),
                          kThreads, stream, sp.splits > 1, g);
 }
@@ -320,7 +322,8 @@ void register_tiny_mma(Registry& r) {
   k.tile.tn = 8;
   k.tile.threads = kThreads;
   k.tile.stages = 1;  // one round of loads a chunk, no pipeline
-  k.tile.smem_bytes = static_cast<int>(sizeof(float)) * kWarps * BM * kRedLine;
+  // the warps' partial tiles, and the block's tile its cluster adds (K past 512)
+  k.tile.smem_bytes = static_cast<int>(sizeof(float)) * (kWarps * BM * kRedLine + BM * BN);
   k.desc.op_class = OpClass::kMmaSync;
   k.desc.types = mma_sync::sixteen_bit_types();
   k.desc.accumulator = DType::kF32;
