@@ -682,7 +682,9 @@ TEST(Library, ShortSplitKIsOneClusterWhereItFits) {
       // extents), more 2-block clusters than 2 blocks per SM hold. gemv: short columns split a
       // few ways (M = 1 with B^T M-contiguous; 16 rows at an odd pitch, element loads); 340 rows
       // in 32-row blocks over K = 240 (not split), a long column split many ways, and the row
-      // kernel. Rung 28: K past 512 over few tiles (a cluster), K of 170 (one block a tile).
+      // kernel. Rung 28: K past 512 over few tiles (a cluster); K of 170 (one block a tile); K
+      // past 512 over 132 tiles, where no 2-block cluster fits beside each tile on a GPU of fewer
+      // than 264 SMs (one block takes the whole K).
       std::vector<std::pair<CaseSpec, bool>> cases;
       if (gemv) {
         cases = {{spec_of(1, 4, 5018, 1.0f, 0.0f, types), true},
@@ -698,7 +700,9 @@ TEST(Library, ShortSplitKIsOneClusterWhereItFits) {
       } else if (tiny) {
         cases = {{spec_of(16, 103, 1440, 1.0f, 0.5f, types), true},
                  {spec_of(65, 25, 1311, 1.0f, 0.0f, types), true},
-                 {spec_of(89, 20, 170, 1.0f, 0.0f, types), false}};
+                 {spec_of(89, 20, 170, 1.0f, 0.0f, types), false},
+                 {spec_of(2, 4200, 1000, 1.0f, 0.5f, types), false}};
+        cases[3].first.pad_b = 1;
         cases[0].first.lb = Layout::kColMajor;
         cases[0].first.lc = Layout::kColMajor;
         cases[0].first.pad_a = 1;
