@@ -5,8 +5,8 @@
 // the stream workspace (or, on rung 24, in a cluster's shared memory) and the last block of a
 // tile adds them. On products of a few million multiply-adds the GPU's time past the launch is
 // that chain: a stage's loads, a barrier per stage, the partial sums' writes, the arrival (or the
-// cluster barrier) and the sum. cuBLAS runs one block per tile over the whole K there and was
-// 0.3-1.5 us shorter (docs/perf-notes.md, "Launch-bound rows under Nsight Compute").
+// cluster barrier) and the sum. cuBLAS runs one block per tile over the whole K there and took
+// less time (docs/perf-notes.md, "Launch-bound rows under Nsight Compute" and "Rung 28").
 // Idea: one block per 32 x 32 tile of C and no split over blocks; the block's eight warps take
 // consecutive slices of K (multiples of 16), each computing the whole tile over its slice:
 //  - C is made row-major (a column-major C is computed as its mirror, C^T = B^T A^T).
