@@ -16,7 +16,9 @@
 //    with 16-byte shared loads; the lanes' partial sums meet through warp shuffles.
 //  - A column-major (M contiguous): a block owns 32 x 16 bytes of rows, a lane 16 bytes of them;
 //    its 8 warps split the stage's K and add their sums in shared memory in a fixed order. B's
-//    values are broadcast to the warp.
+//    values are broadcast to the warp. Each lane keeps several columns' 16-byte pieces in flight
+//    where A is aligned, else reads V coalesced elements a column (four columns at once in the
+//    fp32 16-column kernel).
 //  - Too few row blocks to fill the GPU: K is split over blocks, each writes its partial sums
 //    into the stream workspace, and the block that completes a row block's last split adds them
 //    in split order (deterministic) and applies alpha and beta, in the same launch
@@ -54,6 +56,13 @@ constexpr int kStageFloats = 8192;  // B's stage: 32 KiB of fp32, NC columns x 8
 // registers).
 template <int NC>
 constexpr int kColUnroll = NC <= 4 ? 8 : 4;
+// The element path's columns in flight (V loads each): 4 in the fp32 16-column kernel of element
+// loads, where that was faster than one; one elsewhere: in 16-bit types four were slower (fewer
+// blocks per SM, each load waiting longer) and in fp32 with fewer columns they moved nothing
+// (docs/perf-notes.md, "Rung 21's element path"). The 16-byte kernel reads only a cut last row
+// block by elements.
+template <class E, int NC, bool VEC>
+constexpr int kElemUnroll = !VEC && sizeof(E) == 4 && NC >= 16 ? 4 : 1;
 
 struct NarrowArgs {
   int m, n, k;
@@ -318,14 +327,24 @@ __global__ void __launch_bounds__(kThreads) narrow_cols_kernel(const NarrowArgs 
         }
       }
     } else {
-      for (int kk = warp; kk < len; kk += kWarps) {
-        const E* const col = a + (ks + kk) * g.lda + block_row + lane;
-        float av[V];
+      // Element loads, kElemUnroll columns in flight (V loads each).
+      for (int kk = warp; kk < len; kk += kWarps * kElemUnroll<E, NC, VEC>) {
+        float av[kElemUnroll<E, NC, VEC>][V];
 #pragma unroll
-        for (int i = 0; i < V; ++i) {
-          av[i] = block_row + lane + 32 * i < g.m ? L::one(col + 32 * i) : 0.0f;
+        for (int u = 0; u < kElemUnroll<E, NC, VEC>; ++u) {
+          const int kq = kk + kWarps * u;
+          const E* const col = a + (ks + kq) * g.lda + block_row + lane;
+#pragma unroll
+          for (int i = 0; i < V; ++i) {
+            av[u][i] = kq < len && block_row + lane + 32 * i < g.m ? L::one(col + 32 * i) : 0.0f;
+          }
         }
-        add_outer<V, NC>(acc, av, bs + kk * NC);
+#pragma unroll
+        for (int u = 0; u < kElemUnroll<E, NC, VEC>; ++u) {
+          const int kq = kk + kWarps * u;
+          if (kq >= len) break;  // warp-uniform
+          add_outer<V, NC>(acc, av[u], bs + kq * NC);
+        }
       }
     }
   }

@@ -564,14 +564,17 @@ TEST(Library, GemvColumnKernelReadsEveryPitchClass) {
 // Rung 21's narrow products read the wide operand in 16-byte pieces where its base and pitch are
 // 16-byte aligned, else element by element. Each class must reach its own kernel and come out
 // right, in both layouts of the wide operand (the row and the column kernel), with K split (the
-// last block's sum) and beta != 0; a 4-byte pitch (pad 2) is an element read.
+// last block's sum) and beta != 0; a 4-byte pitch (pad 2) is an element read (in fp32 an 8-byte
+// one), in 16-bit types and fp32 (whose 16-column kernel keeps four columns of element loads in
+// flight).
 TEST(Library, NarrowProductsAreRightInBothReadClasses) {
   TILEGEMM_REQUIRE_GPU();
   int checked = 0;
   for (const KernelInfo& k : all_kernels()) {
     if (k.family != "narrow" || !runs_on_current_device(k)) continue;
-    for (GemmTypes types : {GemmTypes{DType::kBF16, DType::kBF16},
-                            GemmTypes{DType::kF16, DType::kF32}}) {
+    for (GemmTypes types :
+         {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
+          GemmTypes{DType::kF32, DType::kF32}}) {
       for (Layout la : {Layout::kRowMajor, Layout::kColMajor}) {
         std::set<const void*> kernels;
         // pad 0: ld 4096 (16-byte pitch); pad 2: ld 4098 (4-byte); pad 1: ld 4097 (odd)
