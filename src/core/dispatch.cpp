@@ -185,6 +185,12 @@ enum class When : std::uint8_t {
   // narrow kernel, which streams the wide operand once where the skinny and small tiles compute
   // mostly zero rows (perf-notes.md, "fp32 rules by GPU time").
   kNarrowTo8LongKF32,
+  // fp32 M or N of 9..16 against K >= 1024 where rung 21 reads the wide operand by elements down
+  // its columns (the wide operand contiguous along the wide side, at a pitch no 16-byte load
+  // reads): rung 21's 16-column narrow kernel, which beat the skinny tile and rung 22's element
+  // copies there on the random seeds' rows and a grid of widths and lengths (perf-notes.md,
+  // "Rung 21's element path").
+  kNarrowTo16ColsF32,
   // A small product with K of 49..128 (16-bit types): rung 27's one launch on mma.sync, whose
   // one or two 64-k stages beat rung 24's 32-k stages there on the random shapes of three seeds,
   // in two runs; from K = 129 rung 24's finer split of K won, up to K = 48 it tied or won
@@ -211,10 +217,11 @@ enum class When : std::uint8_t {
   // the wgmma tile won (2502 x 24 x 640) (perf-notes.md, "Rung 28 over a cluster").
   kTinyMma16Cluster,
   // A narrow tiny product past half a wave (16-bit types, sm_90): M or N of 2..8, 32x32 tiles
-  // between half the SMs and the SMs, 512 < K <= 1024: rung 28 with one block taking the whole K
+  // between half the SMs and the SMs, 512 < K <= 4096: rung 28 with one block taking the whole K
   // (no cluster fits beside that many tiles), behind the wgmma rules (where the operands have
   // tensor maps the wgmma tile won) and ahead of rung 21's narrow products, which it beat in
-  // every layout mix and pitch measured (perf-notes.md, "Rung 28 over a cluster").
+  // every layout mix and pitch measured up to K = 4000; at K = 8000 it lost to the wgmma tile
+  // (perf-notes.md, "Rung 28 over a cluster", "Rung 28's whole K past K = 1024").
   kTinyMma16Narrow,
   kAlways,
 };
@@ -238,7 +245,9 @@ struct Rule {
 //    (kThinKMidF32): rung 10's cute_simple; 8 < K <= 48 over a mid-sized C that rung 22 would
 //    take (kShortKMidF32): rung 24's 64x64 tile.
 //  - a small product (kSmallProduct): rung 24's one launch, which the launch itself bounds.
-//  - M or N of 5..8 against K >= 512 (kNarrowTo8LongKF32): rung 21's 8-column narrow kernel.
+//  - M or N of 5..8 against K >= 512 (kNarrowTo8LongKF32): rung 21's 8-column narrow kernel; of
+//    9..16 against K >= 1024 where it reads the wide operand down its columns by elements
+//    (kNarrowTo16ColsF32): its 16-column kernel.
 //  - thin K (K <= 64) against a large C: the thin_k family, which writes C and little else.
 //  - narrow (M or N of at most 4): rung 21's narrow products, which stream the wide operand
 //    once; with 5..16 columns the SIMT skinny and small tiles were as fast or faster on the
@@ -272,6 +281,7 @@ constexpr Rule kSimtRules[] = {
     {When::kShortKMidF32, BNeeds::kAny, "small", 64, 64, 32, true, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kNarrowTo8LongKF32, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
+    {When::kNarrowTo16ColsF32, BNeeds::kAny, "narrow", 32, 16, 0, true, ""},
     {When::kThinKStripF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kF32InKernelAnyPitch64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs_ra"},
     {When::kF32InKernelAnyPitch, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs_ra"},
@@ -283,10 +293,8 @@ constexpr Rule kSimtRules[] = {
     {When::kSkinny, BNeeds::kAny, "tuned", 16, 64, 32, true, ""},
     {When::kF32TensorUnder, BNeeds::kAny, "wgmma_3xtf32", 128, 64, 0, true, ""},
     {When::kF32Tensor, BNeeds::kAny, "wgmma_3xtf32", 128, 128, 0, true, ""},
-    {When::kWaveOf128x256Full, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false,
-     "lean_mid"},
-    {When::kWaveOf128x256Full, BNeeds::kColMajor, "cp_async", 128, 256, 8, false,
-     "lean_mid"},
+    {When::kWaveOf128x256Full, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false, "lean_mid"},
+    {When::kWaveOf128x256Full, BNeeds::kColMajor, "cp_async", 128, 256, 8, false, "lean_mid"},
     {When::kWaveOf128x256Full, BNeeds::kAny, "tuned", 128, 256, 8, false, ""},
     {When::kUnderWave128, BNeeds::kAny, "tuned", 128, 128, 8, true, ""},
     {When::kTilePerSm128, BNeeds::kAny, "tuned", 128, 128, 8, false, ""},
@@ -299,7 +307,7 @@ constexpr Rule kSimtRules[] = {
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
 // tiny bf16 or f16 product (K of 8..512 over at most a wave of 32x32 tiles, or on sm_90 K of
 // 513..8192 over at most half a wave where its split over a cluster leaves each warp at most
-// four rounds of loads; behind the wgmma rules also M or N of 2..8 with K of 513..1024 over up to
+// four rounds of loads; behind the wgmma rules also M or N of 2..8 with K of 513..4096 over up to
 // a wave, kTinyMma16Narrow) to rung 28's block per tile on mma.sync (kTinyMma16,
 // kTinyMma16Cluster), a
 // small product to rung 24's one launch on the CUDA cores (kSmallProduct; with K of 49..128 in
@@ -575,6 +583,15 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
              p.m * p.n >= (std::int64_t{1} << 18) && p.m * p.n <= (std::int64_t{1} << 20);
     case When::kNarrowTo8LongKF32:
       return std::min(p.m, p.n) >= 5 && std::min(p.m, p.n) <= 8 && p.k >= 512;
+    case When::kNarrowTo16ColsF32: {
+      // Rung 21 makes the narrow side N (an M-narrow product as its mirror, B^T the wide
+      // operand); its column kernel reads a wide operand contiguous along the wide side.
+      const bool n_narrow = p.n <= p.m;
+      const ConstMatrixRef& wide = n_narrow ? p.a : p.b;
+      const bool down_columns = wide.layout == (n_narrow ? Layout::kColMajor : Layout::kRowMajor);
+      return std::min(p.m, p.n) >= 9 && std::min(p.m, p.n) <= 16 && p.k >= 1024 && down_columns &&
+             !pitch_16b(wide);
+    }
     case When::kShortKThinC16:
       return p.k <= 64 && std::max(p.m, p.n) >= 4096 && std::max(p.m, p.n) <= 8192 &&
              std::min(p.m, p.n) >= 2 && std::min(p.m, p.n) <= 32;
@@ -593,7 +610,7 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kTinyMma16Narrow: {
       const std::int64_t t = tiles(p, 32, 32);
       return p.m > 1 && p.n > 1 && std::min(p.m, p.n) <= 8 && 2 * t > sms && t <= sms &&
-             p.k > 512 && p.k <= 1024;
+             p.k > 512 && p.k <= 4096;
     }
     case When::kAlways:
       return true;

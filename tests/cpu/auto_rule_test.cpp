@@ -256,8 +256,9 @@ TEST(AutoRule, Fp32SmallMOrNWithAnOddPitchTakesTheSplitWithElementCopies) {
   EXPECT_EQ(chosen(64, 4096, 4096, kCol, 1, kX3), ra128);
   // the long side A (row-major, odd pitch): the 64x64 tile where N <= 64
   EXPECT_EQ(chosen(2491, 31, 3011, kCol, 0, kX3), ra64);
-  // A M-major in the kernel's A role, odd pitch
-  EXPECT_EQ(chosen_in(5169, 16, 1413, kCol, kRow, kRow, kX3), ra64);
+  // A M-major in the kernel's A role, odd pitch (with 9..16 columns rung 21's 16-column kernel
+  // reads it: NineToSixteenColumnsReadDownColumnsInF32TakeNarrowN16)
+  EXPECT_EQ(chosen_in(5169, 24, 1413, kCol, kRow, kRow, kX3), ra64);
   // not: a 16-byte pitch (the TMA split), an N-major long B, M or N of 9 or of 257, K < 512,
   // the long side under 256, kSimt
   for (const std::string& other :
@@ -391,7 +392,8 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
       // K past 8192 or under 8, more tiles than SMs, K <= 64 over more tiles than half the SMs,
       // K past 1024 x min(8, SMs / tiles) (64 tiles: 2048; 25 tiles: 5120), K of 513..1024
       // over at most 8 tiles, M and N both 128 or more past K = 512, past K = 512 more tiles than
-      // half the SMs, a matrix-vector product
+      // half the SMs unless M or N is 2..8 with K <= 4096 (then past K = 4096: 2 x 2187 x 4097),
+      // a matrix-vector product
       for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8193},
                                                                     {2, 2048, 2049},
                                                                     {2502, 24, 640},
@@ -399,7 +401,7 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
                                                                     {200, 150, 800},
                                                                     {16, 103, 513},
                                                                     {75, 20, 1024},
-                                                                    {2, 2187, 1025},
+                                                                    {2, 2187, 4097},
                                                                     {160, 160, 5121},
                                                                     {16, 103, 7},
                                                                     {1056, 160, 100},
@@ -487,6 +489,41 @@ TEST(AutoRule, FiveToEightColumnsAgainstALongKInF32TakeNarrowN8) {
   EXPECT_NE(chosen(4338, 9, 7846), "narrow_n8");
   EXPECT_EQ(chosen(8, 5, 1283), "small_32x32x32");  // a small product stays with rung 24
   EXPECT_EQ(chosen(4338, 4, 7846), "narrow_n4");
+}
+
+// fp32 M or N of 9..16 against K >= 1024 where rung 21 reads the wide operand down its columns at
+// a pitch no 16-byte load reads (A column-major for N narrow, B row-major for M narrow, the wide
+// side's leading dimension not a multiple of 4) takes its 16-column kernel; a 16-byte pitch, the
+// wide operand K-contiguous, 8 or 17 columns, or K = 1023 do not.
+TEST(AutoRule, NineToSixteenColumnsReadDownColumnsInF32TakeNarrowN16) {
+  // On sm_90 under three tf32 products (the default), C row-major, each leading dimension `pad`
+  // elements past its least.
+  const Fp32MathScope scope(Fp32Math::kThreeTf32);
+  auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, Layout la, Layout lb,
+                  std::int64_t pad) {
+    Problem p = Problem::make(m, n, k, g_buf, g_buf, g_buf, 1.0f, 0.0f, la, lb, Layout::kRowMajor);
+    p.a.ld += pad;
+    p.b.ld += pad;
+    p.c.ld += pad;
+    const KernelInfo* kernel = select_kernel(p, 90);
+    return kernel == nullptr ? std::string("(none)") : kernel->name;
+  };
+  const Layout col = Layout::kColMajor;
+  const Layout row = Layout::kRowMajor;
+  // The random seeds' rows (their natural pitches are odd) and a padded one
+  EXPECT_EQ(pick(5169, 16, 1413, col, row, 0), "narrow_n16");
+  EXPECT_EQ(pick(1807, 9, 5441, col, row, 0), "narrow_n16");
+  EXPECT_EQ(pick(10, 5235, 6931, row, row, 0), "narrow_n16");
+  EXPECT_EQ(pick(16, 6000, 1200, col, row, 1), "narrow_n16");
+  EXPECT_EQ(pick(12, 1500, 1024, col, row, 1), "narrow_n16");
+  // A 16-byte pitch of the wide operand (6000 floats), the wide operand K-contiguous (the row
+  // kernel), 8 or 17 columns, K = 1023
+  EXPECT_NE(pick(16, 6000, 1200, col, row, 0), "narrow_n16");
+  EXPECT_NE(pick(14, 5273, 1186, col, col, 0), "narrow_n16");
+  EXPECT_NE(pick(5169, 16, 1413, row, row, 0), "narrow_n16");
+  EXPECT_EQ(pick(5169, 8, 1413, col, row, 0), "narrow_n8");
+  EXPECT_NE(pick(5169, 17, 1413, col, row, 0), "narrow_n16");
+  EXPECT_NE(pick(12, 1500, 1023, col, row, 1), "narrow_n16");
 }
 
 // bf16 and f16: K <= 64 under a C of 2..32 by 4096..8192 takes rung 27's 64x64 tile (after the
@@ -735,13 +772,17 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       // more the copies.
       EXPECT_EQ(pick(2394, 3, 4182), "narrow_n4");
       EXPECT_EQ(pick(4, 14400, 2), "narrow_n4");
-      EXPECT_EQ(pick(2222, 5, 1091), "narrow_n8");
-      // ... but past half a wave of 32x32 tiles with K of 513..1024, rung 28 (one block a tile
+      EXPECT_EQ(pick(4300, 5, 1091), "narrow_n8");  // 135 tiles: more than the SMs
+      // ... but past half a wave of 32x32 tiles with K of 513..4096, rung 28 (one block a tile
       // over the whole K) ahead of them; within half a wave its cluster split (above)
       EXPECT_EQ(pick(2609, 6, 562), "tiny_mma_32x32");  // 82 tiles
       EXPECT_EQ(pick(3000, 5, 700), "tiny_mma_32x32");  // 94 tiles
-      EXPECT_EQ(pick(3000, 5, 1025), "narrow_n8");
-      EXPECT_EQ(pick(4300, 5, 700), "narrow_n8");  // 135 tiles: more than the SMs
+      EXPECT_EQ(pick(2222, 5, 1091), "tiny_mma_32x32");
+      EXPECT_EQ(pick(3000, 5, 1025), "tiny_mma_32x32");
+      EXPECT_EQ(pick(4100, 2, 4000), "tiny_mma_32x32");  // 129 tiles
+      EXPECT_EQ(pick(6, 2834, 1188), "tiny_mma_32x32");
+      EXPECT_NE(pick(3000, 5, 4097), "tiny_mma_32x32");
+      EXPECT_EQ(pick(4300, 5, 700), "narrow_n8");
       // Rung 28's cluster split ahead of them where a few tiles hold the product (K at most
       // 1024 x min(8, SMs / tiles)); from K = 4096 with a long operand of 4 MiB or more over
       // more tiles, rung 23 (below) reads it faster
