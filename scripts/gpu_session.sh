@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random (this
+#        narrow-wide, narrow-tiny-k, ncu-narrow-elem, read-rate, table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random (this
 #        build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
@@ -987,6 +987,33 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         cp "$R/write_rate_${m}x${n}_$ld.log" "$R/${TAG}_write-rate-${m}x${n}-ld$ld.txt"
       done
       ;;
+    ncu-narrow-elem)
+      # Rung 21's column kernel at an odd 16-bit pitch (element loads) under Nsight Compute, this
+      # build against $BIN/tilegemm_old: speed of light, memory, warp states, occupancy of the
+      # kernel's third launch (after verification and warm-up), as text per build.
+      for v in new old; do
+        T="$TG"
+        [ $v = old ] && T="$(cd "$BIN" && pwd)/tilegemm_old"
+        [ -x "$T" ] || continue
+        run_step "ncu_narrow_elem_$v" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu \
+          --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+          --section Occupancy --section LaunchStats --section SchedulerStats \
+          -k regex:narrow_cols --launch-skip 2 --launch-count 1 "$T" bench --no-block \
+          --kernels narrow_n4 --dtype bf16 --layout-a col --layout-b col --layout-c row \
+          --shape 4100x2x1800 --rounds 1 --reps 3 --warmup 1
+        cp "$R/ncu_narrow_elem_$v.log" "$R/${TAG}_ncu-narrow-elem-$v.txt"
+      done
+      ;;
+    read-rate)
+      # tools/read_rate: one read of a 128 MiB buffer (the B of bf16 16 x 8192 x 8192) by blocks
+      # per SM and 16-byte loads in flight per thread, beside a device-to-device copy: the floor
+      # of the issue's small-M targets, benched beside cuBLAS in the same step.
+      run_step read_rate "${READ_RATE_BIN:-build/tools/read_rate/tilegemm_read_rate}"
+      cp "$R/read_rate.log" "$R/${TAG}_read-rate.txt"
+      run_step small_m_targets bench --kernels auto --dtype bf16 --layout-b col \
+        --shape 16x8192x8192 --shape 128x8192x8192 --format json \
+        --output "${TAG}_small-m-targets.json"
+      ;;
     table-random)
       # auto as a user gets it (the built-in tune table for this GPU consulted before the rules)
       # on the random shapes of seeds 7, 3 and 11, bf16 and f32, into ${TAG}_TABLE_TAG-random-*.
@@ -1319,6 +1346,67 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       done
       grep -c "^ok " "$R/sanitize_cluster_split.log" |
         sed "s/^/sanitize cluster_split runs clean: /" | tee -a "$summary"
+      ;;
+    narrow-wide)
+      # Rung 21's element path with columns in flight (perf-notes.md, "Rung 21's element path"):
+      # the GPU suite's narrow tests (the sweep, both read classes, the split in one launch);
+      # tilegemm verify in every type, five layout mixes, 16-byte, 4-byte and odd pitches, beta 0
+      # and 0.5; memcheck and racecheck in bf16 and fp32; then narrow_n8 and _n16 beside auto by
+      # its rules and cuBLAS on fp32 products of 5..32 columns: the random seeds' rows in their
+      # layouts
+      # (${TAG}_narrow-wide-seeds-<layouts>.json) and a grid of width x wide side x K in the two
+      # read classes at 16-byte and odd pitches (${TAG}_narrow-wide-grid-<layouts>-<pads>.json).
+      run_step narrow_wide_tests "$TESTBIN/tilegemm_gpu_tests" \
+        --gtest_filter='*KernelSweep*/narrow*:*Narrow*:*StreamSplitK*'
+      tail -3 "$R/narrow_wide_tests.log" | tee -a "$summary"
+      NW_SHAPES="4096x7x1000 3x4096x1000 5169x16x1413 32x4533x1297 10x523x6931 300x31x777 \
+        129x25x70 35x5x5919 2000x32x3 1x1x1"
+      verify_matrix narrow_wide 'narrow_*' "$EVERY_TYPE" "0 0,0,0;0.5 1,3,2;0 2,2,2" $NW_SHAPES
+      for tool in memcheck racecheck; do
+        for ab in bf16 f32; do
+          sanitize_verify sanitize_narrow_wide.log "$tool" 'narrow_*' "$ab" "col row col" 1,1,1 \
+            1169x16x413 32x453x1297 300x31x777 129x25x70
+          sanitize_verify sanitize_narrow_wide.log "$tool" 'narrow_*' "$ab" "row col row" 0,0,0 \
+            1169x16x413 32x453x1297 300x31x777 129x25x70
+        done
+      done
+      grep -c "^ok " "$R/sanitize_narrow_wide.log" | sed "s/^/sanitize narrow_wide runs clean: /" |
+        tee -a "$summary"
+      XN='auto,narrow_n8,narrow_n16'
+      TILEGEMM_TUNE_CACHE=off bench_by_layout narrow_wide_seeds "$XN" narrow-wide-seeds \
+        "col row col:32x4533x1297 5169x16x1413 22x2501x5639 1733x31x375" \
+        "row row col:10x5235x6931 7135x8x56" "row col row:6x7043x176 6x2834x1188" \
+        "col col row:2491x31x3012 2222x5x1091 2369x7x144" "col col col:14x5273x1186 375x5x2054" \
+        "col row row:1807x9x5441 17x174x3167 35x5x5919 63x2318x3586"
+      nw_grid=()
+      for w in 6 12 16 24 32; do
+        for wide in 1500 6000; do
+          for k in 300 1200 5000; do nw_grid+=(--shape "${w}x${wide}x$k"); done
+        done
+      done
+      for lay in "col row col" "row col row"; do
+        read -r la lb lc <<<"$lay"
+        for pad in 0,0,0 1,1,1; do
+          TILEGEMM_TUNE_CACHE=off run_step "narrow_wide_grid_$la$lb${lc}_${pad//,/}" bench \
+            --kernels "$XN" --dtype f32 --layout-a "$la" --layout-b "$lb" --layout-c "$lc" \
+            --pad "$pad" "${nw_grid[@]}" --format json \
+            --output "${TAG}_narrow-wide-grid-$la$lb$lc-${pad//,/}.json"
+        done
+      done
+      # bf16 products of 2..8 columns past half a wave of 32x32 tiles with K past 1024, where
+      # rung 28's whole K is not taken (its rule stops at K = 1024): beside auto and rung 21.
+      BENCH_DTYPE=bf16 TILEGEMM_TUNE_CACHE=off bench_by_layout narrow_wide_tiny \
+        'auto,tiny_mma_32x32,narrow_n8' narrow-wide-tiny \
+        "row col row:6x2834x1188 2x2187x1500 7x4000x2000 8x3000x1400 3x2500x3000 5x2200x1100" \
+        "col col row:2222x5x1091 3000x5x1025 4100x2x1800 2900x8x2500 2500x6x1300"
+      ;;
+    narrow-tiny-k)
+      # The same class (bf16, 2..8 columns, 67..132 tiles of 32x32) at K of 3000..8000: how far
+      # rung 28's whole K per block stays ahead of rung 21 and cuBLAS.
+      BENCH_DTYPE=bf16 TILEGEMM_TUNE_CACHE=off bench_by_layout narrow_tiny_k \
+        'auto,tiny_mma_32x32,narrow_n8' narrow-tiny-k \
+        "row col row:6x2834x3000 2x2187x4000 5x3000x6000 8x2500x8000 4x4000x3500" \
+        "col col row:2222x5x3000 4100x2x4000 2900x8x5000 2500x6x8000 3000x3x3000"
       ;;
     ncu-tensor)
       # The tensor-core rungs and cuBLAS's kernel at 4096^3 bf16 under ncu: speed of light,
