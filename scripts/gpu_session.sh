@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        narrow-wide, narrow-tiny-k, ncu-narrow-elem, read-rate, table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random (this
+#        narrow-wide, narrow-tiny-k, ncu-narrow-elem, read-rate, targets, table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random (this
 #        build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
@@ -398,6 +398,24 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         --output "${TAG}_odd-bf16-pad1.json"
       run_step odd_tf32 bench --kernels 'wgmma*,mma_sync_*anyalign,auto' --dtype tf32 \
         --layout-b col --shape 4095x4095x4095 --format json --output "${TAG}_odd-tf32-ld4095.json"
+      ;;
+    targets)
+      # The fixed targets, auto beside cuBLAS in one run: bf16 4095^3 and 8191^3 with ld
+      # 4096 / 8192 (--pad 1,1,1), bf16 4095^3 with ld 4095, tf32 4095^3 (B column-major), bf16
+      # 16 and 128 x 8192 x 8192 (B column-major): ${TAG}_targets-*.json.
+      run_step targets_bf16_pad bench --kernels auto --dtype bf16 --pad 1,1,1 \
+        --shape 4095x4095x4095 --shape 8191x8191x8191 --format json \
+        --output "${TAG}_targets-bf16-pad1.json"
+      run_step targets_bf16_ld4095 bench --kernels auto --dtype bf16 --shape 4095x4095x4095 \
+        --format json --output "${TAG}_targets-bf16-ld4095.json"
+      run_step targets_tf32 bench --kernels auto --dtype tf32 --layout-b col \
+        --shape 4095x4095x4095 --format json --output "${TAG}_targets-tf32-ld4095.json"
+      run_step targets_small_m bench --kernels auto --dtype bf16 --layout-b col \
+        --shape 16x8192x8192 --shape 128x8192x8192 --format json \
+        --output "${TAG}_targets-bf16-small-m.json"
+      for t in bf16_pad bf16_ld4095 tf32 small_m; do
+        grep -E "^(cublas|auto)" "$R/targets_$t.log" | tee -a "$summary"
+      done
       ;;
     random)
       # Shapes nobody picked: bench --random 100 (seed 7, 1..8192 per dimension, random layout
