@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        narrow-wide, narrow-tiny-k, ncu-narrow-elem, read-rate, targets, table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random (this
+#        narrow-wide, narrow-tiny-k, tiny-wide, ncu-narrow-elem, read-rate, targets, table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random (this
 #        build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
@@ -128,7 +128,8 @@ sanitize_bf16_mixes() {
 }
 
 # bench_by_layout NAME KERNELS OUT "la lb lc:SHAPE ..."...: a bench of KERNELS (f32, or the dtype
-# BENCH_DTYPE names) on the shapes of each layout mix, logged as step NAME_<layouts> and written to
+# BENCH_DTYPE names; pads BENCH_PAD, default none) on the shapes of each layout mix, logged as step
+# NAME_<layouts> and written to
 # ${TAG}_OUT-<layouts>.json (the caller's environment applies: prefix TILEGEMM_TUNE_CACHE=off for
 # the rules alone).
 bench_by_layout() {
@@ -139,7 +140,7 @@ bench_by_layout() {
     shapes=()
     for s in ${lay#*:}; do shapes+=(--shape "$s"); done
     run_step "${name}_$la$lb$lc" bench --kernels "$kernels" --dtype "$dtype" --layout-a "$la" \
-      --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" --format json \
+      --layout-b "$lb" --layout-c "$lc" --pad "${BENCH_PAD:-0,0,0}" "${shapes[@]}" --format json \
       --output "${TAG}_$out-$la$lb$lc.json"
   done
 }
@@ -1003,6 +1004,17 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         run_step "write_rate_${m}x${n}_$ld" "${WRITE_RATE_BIN:-build/tools/write_rate/tilegemm_write_rate}" \
           "$m" "$n" "$ld"
         cp "$R/write_rate_${m}x${n}_$ld.log" "$R/${TAG}_write-rate-${m}x${n}-ld$ld.txt"
+      done
+      ;;
+    tiny-wide)
+      # bf16 products of 9..32 columns over half a wave to a wave of 32x32 tiles with K of
+      # 600..3500 (rung 28's whole K per block, which auto takes only up to 8 columns) beside auto
+      # by its rules and cuBLAS, at natural and odd pitches: ${TAG}_tiny-wide-<layouts>-<pads>.json.
+      for pad in 0,0,0 1,1,1; do
+        BENCH_PAD=$pad BENCH_DTYPE=bf16 TILEGEMM_TUNE_CACHE=off bench_by_layout "tiny_wide_${pad//,/}" \
+          'auto,tiny_mma_32x32' "tiny-wide-${pad//,/}" \
+          "row col row:12x2834x1188 16x3000x2000 24x2500x1500 32x4000x800 10x2200x3000 20x3500x1000" \
+          "col col row:2222x12x1091 3000x16x1500 4100x24x1800 2900x32x2500 2500x10x3500 3500x20x700"
       done
       ;;
     ncu-narrow-elem)

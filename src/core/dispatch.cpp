@@ -216,11 +216,13 @@ enum class When : std::uint8_t {
   // (128 x 256 x 2048), nor more tiles than half the SMs, where one block takes the whole K and
   // the wgmma tile won (2502 x 24 x 640) (perf-notes.md, "Rung 28 over a cluster").
   kTinyMma16Cluster,
-  // A narrow tiny product past half a wave (16-bit types, sm_90): M or N of 2..8, 32x32 tiles
-  // between half the SMs and the SMs, 512 < K <= 4096: rung 28 with one block taking the whole K
-  // (no cluster fits beside that many tiles), behind the wgmma rules (where the operands have
-  // tensor maps the wgmma tile won) and ahead of rung 21's narrow products, which it beat in
-  // every layout mix and pitch measured up to K = 4000; at K = 8000 it lost to the wgmma tile
+  // A narrow tiny product past half a wave (16-bit types, sm_90): 32x32 tiles between half the
+  // SMs and the SMs, M or N of 2..8 with 512 < K <= 4096 or of 9..32 with 512 < K <= 2048: rung
+  // 28 with one block taking the whole K (no cluster fits beside that many tiles), behind the
+  // wgmma rules (where the operands have tensor maps the wgmma tile won) and ahead of rung 21's
+  // narrow products, rung 23's residue maps and rung 16's copies: it beat rung 21 in every layout
+  // mix and pitch measured up to K = 4000 (at K = 8000 it lost to the wgmma tile), and rungs 23
+  // and 16 on 9..32 columns up to K = 2000 but one row (from K = 3000 it lost to rung 23)
   // (perf-notes.md, "Rung 28 over a cluster", "Rung 28's whole K past K = 1024").
   kTinyMma16Narrow,
   kAlways,
@@ -307,8 +309,8 @@ constexpr Rule kSimtRules[] = {
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
 // tiny bf16 or f16 product (K of 8..512 over at most a wave of 32x32 tiles, or on sm_90 K of
 // 513..8192 over at most half a wave where its split over a cluster leaves each warp at most
-// four rounds of loads; behind the wgmma rules also M or N of 2..8 with K of 513..4096 over up to
-// a wave, kTinyMma16Narrow) to rung 28's block per tile on mma.sync (kTinyMma16,
+// four rounds of loads; behind the wgmma rules also M or N of 2..8 with K of 513..4096, or of
+// 9..32 with K of 513..2048, over up to a wave, kTinyMma16Narrow) to rung 28's block per tile on mma.sync (kTinyMma16,
 // kTinyMma16Cluster), a
 // small product to rung 24's one launch on the CUDA cores (kSmallProduct; with K of 49..128 in
 // bf16 and f16 to rung 27's on mma.sync, kSmallProductMidK), a
@@ -609,8 +611,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     }
     case When::kTinyMma16Narrow: {
       const std::int64_t t = tiles(p, 32, 32);
-      return p.m > 1 && p.n > 1 && std::min(p.m, p.n) <= 8 && 2 * t > sms && t <= sms &&
-             p.k > 512 && p.k <= 4096;
+      const std::int64_t narrow = std::min(p.m, p.n);
+      return narrow > 1 && 2 * t > sms && t <= sms && p.k > 512 &&
+             (narrow <= 8 ? p.k <= 4096 : narrow <= 32 && p.k <= 2048);
     }
     case When::kAlways:
       return true;

@@ -392,11 +392,11 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
       // K past 8192 or under 8, more tiles than SMs, K <= 64 over more tiles than half the SMs,
       // K past 1024 x min(8, SMs / tiles) (64 tiles: 2048; 25 tiles: 5120), K of 513..1024
       // over at most 8 tiles, M and N both 128 or more past K = 512, past K = 512 more tiles than
-      // half the SMs unless M or N is 2..8 with K <= 4096 (then past K = 4096: 2 x 2187 x 4097),
-      // a matrix-vector product
+      // half the SMs unless M or N is 2..8 with K <= 4096 or 9..32 with K <= 2048 (then past
+      // those: 2 x 2187 x 4097, 2502 x 24 x 2049), a matrix-vector product
       for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8193},
                                                                     {2, 2048, 2049},
-                                                                    {2502, 24, 640},
+                                                                    {2502, 24, 2049},
                                                                     {128, 256, 2048},
                                                                     {200, 150, 800},
                                                                     {16, 103, 513},
@@ -411,6 +411,9 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
         EXPECT_NE(chosen_for(t, s[0], s[1], s[2], pad), "tiny_mma_32x32")
             << s[0] << "x" << s[1] << "x" << s[2];
       }
+      // Past half the SMs with 9..32 columns and K <= 2048, rung 28 only where no tensor map
+      // reads the operands (the wgmma tile's rules come first: 2502 x 24 x 640 at a 16-byte pitch)
+      EXPECT_EQ(chosen_for(t, 2502, 24, 640, pad) == "tiny_mma_32x32", !wide && pad == 1);
       // sm_80: K past 512 stays off rung 28, K up to 512 does not
       EXPECT_NE(chosen_for(t, 16, 103, 1440, pad, 80), "tiny_mma_32x32");
       EXPECT_EQ(chosen_for(t, 89, 20, 170, pad, 80) == "tiny_mma_32x32", !wide);
@@ -801,8 +804,8 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(5169, 16, 1413), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(16, 8191, 8191), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(4300, 31, 96), "wgmma_64x64x64_s11_rm");
-      EXPECT_EQ(pick(2768, 18, 1100),
-                "wgmma_64x64x64_s11_rm");  // 6 MB (87 tiles: rung 28 to K 512)
+      EXPECT_EQ(pick(2768, 18, 2049), "wgmma_64x64x64_s11_rm");  // 87 tiles: rung 28 to K 2048
+      EXPECT_EQ(pick(2768, 18, 1100), "tiny_mma_32x32");
       EXPECT_EQ(pick(2000, 9, 2100), "wgmma_64x64x64_s11_rm");   // 8.4 MB (to K 2048: rung 28)
       EXPECT_EQ(pick(3000, 60, 2048), "wgmma_64x64x64_s13_pad");
       // up to 128 on a long operand of 16 MiB or more: its 64x128 tile
