@@ -164,6 +164,10 @@ enum class When : std::uint8_t {
   // (perf-notes.md, "Rung 24": more tiles, a longer K or more work were slower there than
   // the tensor cores; K of 1 or 2 over many tiles lost to thin_k).
   kSmallProduct,
+  // The same in fp32 up to 2^25 multiply-adds: between 2^24 and 2^25 rung 24 beat the skinny
+  // tile, rung 22 and rung 21 on the random seeds' rows (perf-notes.md, "fp32 small products up
+  // to 2^25").
+  kSmallProductF32,
   // A tiny fp32 product: M and N over 1, K <= 128 and M x N <= 32768: rung 2's 16x16 shared-
   // memory tile, a block per 256 outputs walking the whole K, no split. Rung 24 splits K there
   // and pays the split's arrival and sum, and its 32x32 tiles give fewer blocks
@@ -246,7 +250,8 @@ struct Rule {
 //  - a tiny product (kTinyF32): rung 2's 16x16 tile, no split; K <= 8 over a mid-sized C
 //    (kThinKMidF32): rung 10's cute_simple; 8 < K <= 48 over a mid-sized C that rung 22 would
 //    take (kShortKMidF32): rung 24's 64x64 tile.
-//  - a small product (kSmallProduct): rung 24's one launch, which the launch itself bounds.
+//  - a small product (kSmallProductF32, up to 2^25 multiply-adds): rung 24's one launch, which
+//    the launch itself bounds.
 //  - M or N of 5..8 against K >= 512 (kNarrowTo8LongKF32): rung 21's 8-column narrow kernel; of
 //    9..16 against K >= 1024 where it reads the wide operand down its columns by elements
 //    (kNarrowTo16ColsF32): its 16-column kernel.
@@ -281,7 +286,7 @@ constexpr Rule kSimtRules[] = {
     {When::kTinyF32, BNeeds::kAny, "smem_tiled", 16, 16, 16, false, ""},
     {When::kThinKMidF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
     {When::kShortKMidF32, BNeeds::kAny, "small", 64, 64, 32, true, ""},
-    {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
+    {When::kSmallProductF32, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kNarrowTo8LongKF32, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
     {When::kNarrowTo16ColsF32, BNeeds::kAny, "narrow", 32, 16, 0, true, ""},
     {When::kThinKStripF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
@@ -570,9 +575,11 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kF32InKernelAnyPitch64:
       return holds(When::kF32InKernelAnyPitch, p, sms) &&
              (in_kernel_64(p, sms) || tiles(p, 64, 64) <= 16);
-    case When::kSmallProduct: {
+    case When::kSmallProduct:
+    case When::kSmallProductF32: {
       const std::int64_t t = tiles(p, 32, 32);
-      return p.k <= 4096 && t <= sms && t * 1024 * p.k < (std::int64_t{1} << 24);
+      const int log2_work = when == When::kSmallProduct ? 24 : 25;
+      return p.k <= 4096 && t <= sms && t * 1024 * p.k < (std::int64_t{1} << log2_work);
     }
     case When::kTinyF32:
       return p.m > 1 && p.n > 1 && p.k <= 128 && p.m * p.n <= 32768;

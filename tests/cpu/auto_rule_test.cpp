@@ -302,7 +302,7 @@ TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
 }
 
 // Rung 24 in every type: at most one 32x32 tile per SM, K <= 4096 and under 2^24 multiply-adds
-// over whole 32x32 tiles, ahead of every rule but the matrix-vector products (and, in fp32, the
+// (in fp32 2^25) over whole 32x32 tiles, ahead of every rule but the matrix-vector products (and, in fp32, the
 // tiny products of TinyF32ProductsTakeRung2; in bf16 and f16 those of
 // TinyProductsTakeRung28In16BitTypes, which on sm_90 take K past 512 too); any pitch.
 TEST(AutoRule, SmallProductsTakeRung24) {
@@ -323,13 +323,16 @@ TEST(AutoRule, SmallProductsTakeRung24) {
       EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]), sixteen ? "tiny_mma_32x32" : kSmall)
           << s[0] << "x" << s[1] << "x" << s[2];
     }
-    // not: a K past 4096, more 32x32 tiles than SMs (1056 x 160: 165), 2^24 multiply-adds or
-    // more (256^3 exactly), a matrix-vector product
+    // not: a K past 4096, more 32x32 tiles than SMs (1056 x 160: 165), 2^25 multiply-adds or
+    // more (256 x 512 x 256 exactly), a matrix-vector product
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-             {31, 32, 7791}, {1056, 160, 8}, {55, 3769, 33}, {256, 256, 256}, {1, 200, 300},
+             {31, 32, 7791}, {1056, 160, 8}, {55, 3769, 33}, {256, 512, 256}, {1, 200, 300},
              {300, 1, 200}}) {
       EXPECT_NE(chosen_for(t, s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
     }
+    // 2^24 multiply-adds (256^3 exactly) up to 2^25: fp32 only
+    EXPECT_EQ(chosen_for(t, 256, 256, 256) == kSmall, t.ab == DType::kF32);
+    EXPECT_EQ(chosen_for(t, 1733, 31, 375) == kSmall, t.ab == DType::kF32);
   }
 }
 
@@ -570,7 +573,11 @@ TEST(AutoRule, SmallAndSkinnyShapes) {
           << s << ": " << name;
     }
   }
-  for (std::int64_t s : {256, 512}) {
+  // 256^3 is a small product in fp32 (rung 24, which the tune table measured ahead of the skinny
+  // tile on the H100)
+  EXPECT_EQ(chosen(256, 256, 256), "small_32x32x32");
+  EXPECT_EQ(chosen(256, 256, 256, Layout::kColMajor), "small_32x32x32");
+  for (std::int64_t s : {512}) {
     // row-major B: the skinny tile (16-byte copies of B) measured best
     const std::string row_b = chosen(s, s, s);
     EXPECT_TRUE(starts_with(row_b, "tuned_skinny_")) << s << ": " << row_b;
