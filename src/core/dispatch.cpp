@@ -36,6 +36,11 @@ namespace {
 // Shape classes, tested against the problem and the SM count.
 enum class When : std::uint8_t {
   kVector,         // M == 1 or N == 1
+  // An fp32 matrix-vector product of K <= 12: rung 10's cute_simple, a thread per output and no
+  // shared memory, which was as fast as gemv or faster on every such row of five seeds (gemv's
+  // column kernel adds its warps' sums through shared memory; perf-notes.md, "fp32
+  // matrix-vector products of a short K").
+  kVectorShortKF32,
   kThinK,          // K <= 64 against at least 2^19 elements of C
   kSkinny,         // min(M, N) <= 32
   kWaveOf128x256,  // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
@@ -246,7 +251,8 @@ struct Rule {
 };
 
 // fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass; rung 17).
-//  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once.
+//  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once; with
+//    K <= 12 rung 10's cute_simple (kVectorShortKF32).
 //  - a tiny product (kTinyF32): rung 2's 16x16 tile, no split; K <= 8 over a mid-sized C
 //    (kThinKMidF32): rung 10's cute_simple; 8 < K <= 48 over a mid-sized C that rung 22 would
 //    take (kShortKMidF32): rung 24's 64x64 tile.
@@ -282,6 +288,7 @@ struct Rule {
 // (kF32InKernelAnyPitch) or by tensor maps, or copied once into the L2 (kF32InKernel): rung 22's
 // in-kernel split on 64-row tiles.
 constexpr Rule kSimtRules[] = {
+    {When::kVectorShortKF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kTinyF32, BNeeds::kAny, "smem_tiled", 16, 16, 16, false, ""},
     {When::kThinKMidF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
@@ -454,6 +461,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
   switch (when) {
     case When::kVector:
       return std::min(p.m, p.n) == 1;
+    case When::kVectorShortKF32:
+      return std::min(p.m, p.n) == 1 && p.k <= 12;
     case When::kThinK:
       return p.k <= 64 && p.m * p.n >= (std::int64_t{1} << 19);
     case When::kSkinny:

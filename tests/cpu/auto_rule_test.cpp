@@ -456,10 +456,25 @@ TEST(AutoRule, ThinKOverMidSizedCInF32TakesCuteSimple) {
     EXPECT_EQ(chosen(s[0], s[1], s[2]), "cute_simple") << s[0] << "x" << s[1] << "x" << s[2];
   }
   for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-           {860, 438, 9}, {128, 256, 8}, {1024, 1024, 4}, {1, 40000, 4}}) {
+           {860, 438, 9}, {128, 256, 8}, {1024, 1024, 4}}) {
     EXPECT_NE(chosen(s[0], s[1], s[2]), "cute_simple") << s[0] << "x" << s[1] << "x" << s[2];
   }
   EXPECT_NE(chosen_bf16(860, 438, 5), "cute_simple");
+}
+
+// An fp32 matrix-vector product with K <= 12 takes cute_simple too (when CuTe is built), at any
+// length and in both B layouts; K = 13 and the other types keep gemv.
+TEST(AutoRule, Fp32MatrixVectorProductsOfAShortKTakeCuteSimple) {
+  if (find_kernel("cute_simple") == nullptr) GTEST_SKIP() << "built without CuTe";
+  for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+             {1, 1, 1}, {1287, 1, 3}, {1, 7574, 1}, {1, 40000, 4}, {500, 1, 6}, {1, 92, 12}}) {
+      EXPECT_EQ(chosen(s[0], s[1], s[2], lb), "cute_simple") << s[0] << "x" << s[1] << "x" << s[2];
+    }
+    EXPECT_EQ(chosen(1287, 1, 13, lb), "gemv");
+    EXPECT_EQ(chosen(1, 7574, 13, lb), "gemv");
+  }
+  EXPECT_EQ(chosen_bf16(1287, 1, 3), "gemv");
 }
 
 // fp32 that rung 22's 128-row tiles would take with 8 < K <= 48 over 2^18..2^20 elements of C and
@@ -619,13 +634,13 @@ TEST(AutoRule, ThinKShapesTakeThinK) {
   EXPECT_EQ(k->name, "thin_k_mma_64x128");
 }
 
-// A matrix-vector product (M or N of 1) goes to the gemv family in every type and layout, a
-// skinny shape just past it (M = 2) does not.
+// A matrix-vector product (M or N of 1) goes to the gemv family in every type and layout (in
+// fp32 from K = 13), a skinny shape just past it (M = 2) does not.
 TEST(AutoRule, MatrixVectorShapesTakeGemv) {
   for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
     EXPECT_EQ(chosen(1, 8192, 8192, lb), "gemv");
     EXPECT_EQ(chosen(8192, 1, 8192, lb), "gemv");
-    EXPECT_EQ(chosen(1, 1, 1, lb), "gemv");
+    EXPECT_EQ(chosen(1, 1, 13, lb), "gemv");  // K <= 12: cute_simple (below)
     EXPECT_NE(chosen(2, 8192, 8192, lb), "gemv");
   }
   alignas(16) static std::uint16_t half_buf[64];
