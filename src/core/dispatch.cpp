@@ -37,8 +37,8 @@ namespace {
 enum class When : std::uint8_t {
   kVector,         // M == 1 or N == 1
   // An fp32 matrix-vector product of K <= 12: rung 10's cute_simple, a thread per output and no
-  // shared memory, which was as fast as gemv or faster on every such row of five seeds (gemv's
-  // column kernel adds its warps' sums through shared memory; perf-notes.md, "fp32
+  // shared memory, which was as fast as gemv or faster on all but one such row of five seeds
+  // (gemv's column kernel adds its warps' sums through shared memory; perf-notes.md, "fp32
   // matrix-vector products of a short K").
   kVectorShortKF32,
   kThinK,          // K <= 64 against at least 2^19 elements of C
