@@ -9,8 +9,9 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        narrow-wide, narrow-tiny-k, tiny-wide, ncu-narrow-elem, read-rate, targets, table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random (this
-#        build against $BIN/tilegemm_old), and
+#        narrow-wide, narrow-tiny-k, tiny-wide, ncu-narrow-elem, read-rate, targets,
+#        table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random
+#        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -128,10 +129,9 @@ sanitize_bf16_mixes() {
 }
 
 # bench_by_layout NAME KERNELS OUT "la lb lc:SHAPE ..."...: a bench of KERNELS (f32, or the dtype
-# BENCH_DTYPE names; pads BENCH_PAD, default none) on the shapes of each layout mix, logged as step
-# NAME_<layouts> and written to
-# ${TAG}_OUT-<layouts>.json (the caller's environment applies: prefix TILEGEMM_TUNE_CACHE=off for
-# the rules alone).
+# BENCH_DTYPE names; pads BENCH_PAD, default none) on the shapes of each layout mix, logged as
+# step NAME_<layouts> and written to ${TAG}_OUT-<layouts>.json (the caller's environment applies:
+# prefix TILEGEMM_TUNE_CACHE=off for the rules alone).
 bench_by_layout() {
   local name=$1 kernels=$2 out=$3 lay la lb lc s shapes dtype=${BENCH_DTYPE:-f32}
   shift 3
@@ -1008,8 +1008,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       ;;
     tiny-wide)
       # bf16 products of 9..32 columns over half a wave to a wave of 32x32 tiles with K of
-      # 600..3500 (rung 28's whole K per block, which auto takes only up to 8 columns) beside auto
-      # by its rules and cuBLAS, at natural and odd pitches: ${TAG}_tiny-wide-<layouts>-<pads>.json.
+      # 700..3500 (rung 28's whole K per block; auto took it only up to 8 columns before this
+      # step's run) beside auto by its rules and cuBLAS, at natural and odd pitches:
+      # ${TAG}_tiny-wide-<pads>-<layouts>.json.
       for pad in 0,0,0 1,1,1; do
         BENCH_PAD=$pad BENCH_DTYPE=bf16 TILEGEMM_TUNE_CACHE=off bench_by_layout "tiny_wide_${pad//,/}" \
           'auto,tiny_mma_32x32' "tiny-wide-${pad//,/}" \
@@ -1383,9 +1384,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # tilegemm verify in every type, five layout mixes, 16-byte, 4-byte and odd pitches, beta 0
       # and 0.5; memcheck and racecheck in bf16 and fp32; then narrow_n8 and _n16 beside auto by
       # its rules and cuBLAS on fp32 products of 5..32 columns: the random seeds' rows in their
-      # layouts
-      # (${TAG}_narrow-wide-seeds-<layouts>.json) and a grid of width x wide side x K in the two
-      # read classes at 16-byte and odd pitches (${TAG}_narrow-wide-grid-<layouts>-<pads>.json).
+      # layouts (${TAG}_narrow-wide-seeds-<layouts>.json) and a grid of width x wide side x K in
+      # the two read classes at 16-byte and odd pitches
+      # (${TAG}_narrow-wide-grid-<layouts>-<pads>.json).
       run_step narrow_wide_tests "$TESTBIN/tilegemm_gpu_tests" \
         --gtest_filter='*KernelSweep*/narrow*:*Narrow*:*StreamSplitK*'
       tail -3 "$R/narrow_wide_tests.log" | tee -a "$summary"
@@ -1423,8 +1424,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             --output "${TAG}_narrow-wide-grid-$la$lb$lc-${pad//,/}.json"
         done
       done
-      # bf16 products of 2..8 columns past half a wave of 32x32 tiles with K past 1024, where
-      # rung 28's whole K is not taken (its rule stops at K = 1024): beside auto and rung 21.
+      # bf16 products of 2..8 columns past half a wave of 32x32 tiles with K past 1024 (rung 28's
+      # whole K, whose rule stopped at K = 1024 before this step's run: perf-notes.md, "Rung 28's
+      # whole K past K = 1024") beside auto and rung 21.
       BENCH_DTYPE=bf16 TILEGEMM_TUNE_CACHE=off bench_by_layout narrow_wide_tiny \
         'auto,tiny_mma_32x32,narrow_n8' narrow-wide-tiny \
         "row col row:6x2834x1188 2x2187x1500 7x4000x2000 8x3000x1400 3x2500x3000 5x2200x1100" \
