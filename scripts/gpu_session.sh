@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        narrow-wide, narrow-tiny-k, tiny-wide, ncu-narrow-elem, read-rate, targets,
+#        narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
@@ -1431,6 +1431,21 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         'auto,tiny_mma_32x32,narrow_n8' narrow-wide-tiny \
         "row col row:6x2834x1188 2x2187x1500 7x4000x2000 8x3000x1400 3x2500x3000 5x2200x1100" \
         "col col row:2222x5x1091 3000x5x1025 4100x2x1800 2900x8x2500 2500x6x1300"
+      ;;
+    naive16)
+      # Rung 1 in 16-bit types (perf-notes.md, "Rung 1 in 16-bit types"): the GPU suite's sweep of
+      # it, tilegemm verify in every 16-bit type, five layout mixes, odd pitches and beta != 0;
+      # then beside auto by its rules, gemv, rungs 24 and 28 and cuBLAS on tiny bf16 products and
+      # vectors of a short K in five layout mixes: ${TAG}_naive16-<layouts>.json.
+      run_step naive16_tests "$TESTBIN/tilegemm_gpu_tests" --gtest_filter='*KernelSweep*/naive*'
+      tail -3 "$R/naive16_tests.log" | tee -a "$summary"
+      verify_matrix naive16 'naive' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
+        "0 0,0,0;0.5 1,3,2" 1x1x1 5x3x2 1287x1x3 436x2x22 300x200x50 33x65x700
+      N16="1287x1x3 436x2x22 5x204x22 52x1x2 4x144x2 12x3482x1 1210x28x2 10x725x2 22x72x4 \
+        8x44x7 106x5x2 1x7574x1 1x15x11 500x1x6 58x9x67 12x47x77 64x35x6 28x56x3"
+      BENCH_DTYPE=bf16 TILEGEMM_TUNE_CACHE=off bench_by_layout naive16 \
+        'auto,naive,gemv,tiny_mma_32x32,small_32x32x32' naive16 "row col row:$N16" \
+        "col row col:$N16" "col col col:$N16" "row row row:$N16" "col col row:$N16"
       ;;
     narrow-tiny-k)
       # The same class (bf16, 2..8 columns, 67..132 tiles of 32x32) at K of 3000..8000: how far

@@ -41,6 +41,10 @@ enum class When : std::uint8_t {
   // (gemv's column kernel adds its warps' sums through shared memory; perf-notes.md, "fp32
   // matrix-vector products of a short K").
   kVectorShortKF32,
+  // A tiny 16-bit product or matrix-vector product of K <= 12 (M x N <= 2^15): rung 1's one
+  // thread per output on fp32 values of the elements, which beat gemv and rungs 24 and 28 there
+  // and cuBLAS on most such rows (perf-notes.md, "Rung 1 in 16-bit types").
+  kTinyShortK16,
   kThinK,          // K <= 64 against at least 2^19 elements of C
   kSkinny,         // min(M, N) <= 32
   kWaveOf128x256,  // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
@@ -317,7 +321,9 @@ constexpr Rule kSimtRules[] = {
     {When::kAlways, BNeeds::kAny, "tuned", 64, 64, 16, true, ""},
 };
 
-// Tensor cores (bf16, f16, tf32). A matrix-vector product goes to the gemv family (CUDA cores: the
+// Tensor cores (bf16, f16, tf32). A tiny bf16 or f16 product or matrix-vector product of K <= 12
+// (M x N <= 2^15) goes to rung 1's thread per output (kTinyShortK16). A matrix-vector product
+// goes to the gemv family (CUDA cores: the
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
 // tiny bf16 or f16 product (K of 8..512 over at most a wave of 32x32 tiles, or on sm_90 K of
 // 513..8192 over at most half a wave where its split over a cluster leaves each warp at most
@@ -366,6 +372,7 @@ constexpr Rule kSimtRules[] = {
 // On the H100 development runs perf-notes.md (rung 13) records, 128x256 won at 8192^3 (2048
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
+    {When::kTinyShortK16, BNeeds::kAny, "naive", 8, 32, 0, false, ""},
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kTinyMma16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kTinyMma16Cluster, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, "", 90},
@@ -463,6 +470,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) == 1;
     case When::kVectorShortKF32:
       return std::min(p.m, p.n) == 1 && p.k <= 12;
+    case When::kTinyShortK16:
+      return (p.a.dtype == DType::kBF16 || p.a.dtype == DType::kF16) && p.k <= 12 &&
+             p.m * p.n <= (std::int64_t{1} << 15);
     case When::kThinK:
       return p.k <= 64 && p.m * p.n >= (std::int64_t{1} << 19);
     case When::kSkinny:

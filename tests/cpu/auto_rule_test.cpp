@@ -364,7 +364,8 @@ TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
 // K <= 1024 and M or N under 128; at any
 // pitch, ahead of rungs 24, 27, 21 and 23. Not fp32 or tf32 (no rung-28 instance computes them),
 // not K < 8 or K > 8192, not K > 512 past those bounds or on sm_80 (no clusters), not more tiles
-// than SMs, not a matrix-vector product.
+// than SMs, not a matrix-vector product, not K <= 12 over at most 2^15 outputs (rung 1:
+// TinyShortK16BitProductsTakeRung1).
 TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
   for (GemmTypes t : kFourTypes) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
@@ -374,7 +375,7 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
                                                                     {58, 9, 67},
                                                                     {2369, 7, 144},
                                                                     {2768, 18, 264},
-                                                                    {16, 16, 8},
+                                                                    {16, 16, 13},
                                                                     {9, 1721, 83},
                                                                     {1025, 125, 65},
                                                                     {200, 300, 512},
@@ -474,7 +475,7 @@ TEST(AutoRule, Fp32MatrixVectorProductsOfAShortKTakeCuteSimple) {
     EXPECT_EQ(chosen(1287, 1, 13, lb), "gemv");
     EXPECT_EQ(chosen(1, 7574, 13, lb), "gemv");
   }
-  EXPECT_EQ(chosen_bf16(1287, 1, 3), "gemv");
+  EXPECT_EQ(chosen_bf16(1287, 1, 13), "gemv");
 }
 
 // fp32 that rung 22's 128-row tiles would take with 8 < K <= 48 over 2^18..2^20 elements of C and
@@ -634,8 +635,30 @@ TEST(AutoRule, ThinKShapesTakeThinK) {
   EXPECT_EQ(k->name, "thin_k_mma_64x128");
 }
 
+// bf16 and f16 products and matrix-vector products of K <= 12 over at most 2^15 outputs take
+// rung 1 (a thread per output); K = 13, more outputs, fp32 and tf32 do not.
+TEST(AutoRule, TinyShortK16BitProductsTakeRung1) {
+  alignas(16) static std::uint16_t buf16[64];
+  for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32}}) {
+    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+      const KernelInfo* kernel = select_kernel(Problem::make_typed(m, n, k, t, buf16, buf16, buf16), 90);
+      return kernel == nullptr ? std::string("(none)") : kernel->name;
+    };
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+             {1287, 1, 3}, {1, 7574, 1}, {4, 144, 2}, {64, 35, 6}, {8, 44, 7}, {128, 256, 12}}) {
+      EXPECT_EQ(pick(s[0], s[1], s[2]), "naive") << s[0] << "x" << s[1] << "x" << s[2];
+    }
+    EXPECT_NE(pick(64, 35, 13), "naive");
+    EXPECT_NE(pick(1287, 1, 13), "naive");
+    EXPECT_NE(pick(129, 256, 4), "naive");
+  }
+  EXPECT_NE(chosen_for(GemmTypes{DType::kTF32, DType::kF32}, 64, 35, 6), "naive");
+  EXPECT_NE(chosen(64, 35, 6), "naive");
+}
+
 // A matrix-vector product (M or N of 1) goes to the gemv family in every type and layout (in
-// fp32 from K = 13), a skinny shape just past it (M = 2) does not.
+// fp32 from K = 13, in 16-bit types from K = 13 or past 2^15 outputs), a skinny shape just past
+// it (M = 2) does not.
 TEST(AutoRule, MatrixVectorShapesTakeGemv) {
   for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
     EXPECT_EQ(chosen(1, 8192, 8192, lb), "gemv");
