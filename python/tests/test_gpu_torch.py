@@ -290,7 +290,7 @@ def test_argument_errors(torch, make, arg, text):
 
 @pytest.mark.parametrize("kwargs, arg", [
     ({"kernel": "nosuch"}, "kernel"),
-    ({"kernel": "naive", "tf32": True}, "kernel"),
+    ({"kernel": "smem_tiled_t16", "tf32": True}, "kernel"),
     ({"out_dtype": "float16"}, "out_dtype"),
 ])
 def test_nothing_written_to_c_on_error(torch, kwargs, arg):

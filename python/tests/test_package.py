@@ -35,7 +35,7 @@ def test_kernels_filter_by_types():
     assert len(bf16_f32) < len(tilegemm.kernels())
     for r in bf16_f32:
         assert ("bf16", "f32") in [(t["dtype"], t["dtype_c"]) for t in r["types"]]
-    assert "naive" not in [r["name"] for r in bf16_f32]
+    assert "smem_tiled_t16" not in [r["name"] for r in bf16_f32]
 
 
 def test_tolerance_is_the_library_rule():
@@ -96,7 +96,7 @@ def test_analyze_text_is_the_clis():
     (lambda: tilegemm.analyze(4, 4, 4, device="h900"), "device"),
     (lambda: tilegemm.analyze(4, 4, 4, kernel="nosuch"), "kernel"),
     (lambda: tilegemm.analyze(4, 4, 4, format="xml"), "format"),
-    (lambda: tilegemm.analyze(4, 4, 4, kernel="naive", dtype="bf16"), "kernel"),
+    (lambda: tilegemm.analyze(4, 4, 4, kernel="smem_tiled_t16", dtype="bf16"), "kernel"),
     (lambda: tilegemm.bench("nosuch*", [(4, 4, 4)]), "kernels"),
     (lambda: tilegemm.bench("auto", [(4, 0, 4)]), "shapes"),
     (lambda: tilegemm.bench("auto", [(4, 4)]), "shapes"),
