@@ -1038,12 +1038,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
     read-rate)
       # tools/read_rate: one read of a 128 MiB buffer (the B of bf16 16 x 8192 x 8192) by blocks
       # per SM and 16-byte loads in flight per thread, beside a device-to-device copy: the floor
-      # of the issue's small-M targets, benched beside cuBLAS in the same step.
+      # of the issue's small-M targets, which the `targets` step benches beside cuBLAS.
       run_step read_rate "${READ_RATE_BIN:-build/tools/read_rate/tilegemm_read_rate}"
       cp "$R/read_rate.log" "$R/${TAG}_read-rate.txt"
-      run_step small_m_targets bench --kernels auto --dtype bf16 --layout-b col \
-        --shape 16x8192x8192 --shape 128x8192x8192 --format json \
-        --output "${TAG}_small-m-targets.json"
       ;;
     table-random)
       # auto as a user gets it (the built-in tune table for this GPU consulted before the rules)
@@ -1385,8 +1382,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # and 0.5; memcheck and racecheck in bf16 and fp32; then narrow_n8 and _n16 beside auto by
       # its rules and cuBLAS on fp32 products of 5..32 columns: the random seeds' rows in their
       # layouts (${TAG}_narrow-wide-seeds-<layouts>.json) and a grid of width x wide side x K in
-      # the two read classes at 16-byte and odd pitches
-      # (${TAG}_narrow-wide-grid-<layouts>-<pads>.json).
+      # the two read classes at 16-byte and odd pitches (${TAG}_narrow-wide-grid-<pads>-<layouts>
+      # .json; the runs of 2026-11-28 named them <layouts>-<pads>).
       run_step narrow_wide_tests "$TESTBIN/tilegemm_gpu_tests" \
         --gtest_filter='*KernelSweep*/narrow*:*Narrow*:*StreamSplitK*'
       tail -3 "$R/narrow_wide_tests.log" | tee -a "$summary"
@@ -1409,20 +1406,15 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "row row col:10x5235x6931 7135x8x56" "row col row:6x7043x176 6x2834x1188" \
         "col col row:2491x31x3012 2222x5x1091 2369x7x144" "col col col:14x5273x1186 375x5x2054" \
         "col row row:1807x9x5441 17x174x3167 35x5x5919 63x2318x3586"
-      nw_grid=()
+      nw_grid=""
       for w in 6 12 16 24 32; do
         for wide in 1500 6000; do
-          for k in 300 1200 5000; do nw_grid+=(--shape "${w}x${wide}x$k"); done
+          for k in 300 1200 5000; do nw_grid+=" ${w}x${wide}x$k"; done
         done
       done
-      for lay in "col row col" "row col row"; do
-        read -r la lb lc <<<"$lay"
-        for pad in 0,0,0 1,1,1; do
-          TILEGEMM_TUNE_CACHE=off run_step "narrow_wide_grid_$la$lb${lc}_${pad//,/}" bench \
-            --kernels "$XN" --dtype f32 --layout-a "$la" --layout-b "$lb" --layout-c "$lc" \
-            --pad "$pad" "${nw_grid[@]}" --format json \
-            --output "${TAG}_narrow-wide-grid-$la$lb$lc-${pad//,/}.json"
-        done
+      for pad in 0,0,0 1,1,1; do
+        BENCH_PAD=$pad TILEGEMM_TUNE_CACHE=off bench_by_layout "narrow_wide_grid_${pad//,/}" \
+          "$XN" "narrow-wide-grid-${pad//,/}" "col row col:$nw_grid" "row col row:$nw_grid"
       done
       # bf16 products of 2..8 columns past half a wave of 32x32 tiles with K past 1024 (rung 28's
       # whole K, whose rule stopped at K = 1024 before this step's run: perf-notes.md, "Rung 28's

@@ -35,7 +35,7 @@ namespace {
 
 // Shape classes, tested against the problem and the SM count.
 enum class When : std::uint8_t {
-  kVector,         // M == 1 or N == 1
+  kVector,  // M == 1 or N == 1
   // An fp32 matrix-vector product of K <= 12: rung 10's cute_simple, a thread per output and no
   // shared memory, which was as fast as gemv or faster on all but one such row of five seeds
   // (gemv's column kernel adds its warps' sums through shared memory; perf-notes.md, "fp32
@@ -167,9 +167,10 @@ enum class When : std::uint8_t {
   // (split K then sets the time, and the shorter k-tile of 64x64 won).
   kF32InKernelAnyPitch64,
   kF32InKernelAnyPitch,
-  // A small product (every type): at most one 32x32 tile per SM, K <= 4096 and under 2^24
-  // multiply-adds over whole 32x32 tiles: rung 24's one launch, where the other paths' copies,
-  // tensor maps and second kernels cost more host time than the product takes on the GPU
+  // A small product (bf16, f16, tf32; fp32 in kSmallProductF32 below): at most one 32x32 tile
+  // per SM, K <= 4096 and under 2^24 multiply-adds over whole 32x32 tiles: rung 24's one launch,
+  // where the other paths' copies, tensor maps and second kernels cost more host time than the
+  // product takes on the GPU
   // (perf-notes.md, "Rung 24": more tiles, a longer K or more work were slower there than
   // the tensor cores; K of 1 or 2 over many tiles lost to thin_k).
   kSmallProduct,
@@ -328,8 +329,8 @@ constexpr Rule kSimtRules[] = {
 // tiny bf16 or f16 product (K of 8..512 over at most a wave of 32x32 tiles, or on sm_90 K of
 // 513..8192 over at most half a wave where its split over a cluster leaves each warp at most
 // four rounds of loads; behind the wgmma rules also M or N of 2..8 with K of 513..4096, or of
-// 9..32 with K of 513..2048, over up to a wave, kTinyMma16Narrow) to rung 28's block per tile on mma.sync (kTinyMma16,
-// kTinyMma16Cluster), a
+// 9..32 with K of 513..2048, over up to a wave, kTinyMma16Narrow) to rung 28's block per tile on
+// mma.sync (kTinyMma16, kTinyMma16Cluster), a
 // small product to rung 24's one launch on the CUDA cores (kSmallProduct; with K of 49..128 in
 // bf16 and f16 to rung 27's on mma.sync, kSmallProductMidK), a
 // K under 16 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the

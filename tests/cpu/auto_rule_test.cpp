@@ -302,8 +302,8 @@ TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
 }
 
 // Rung 24 in every type: at most one 32x32 tile per SM, K <= 4096 and under 2^24 multiply-adds
-// (in fp32 2^25) over whole 32x32 tiles, ahead of every rule but the matrix-vector products (and, in fp32, the
-// tiny products of TinyF32ProductsTakeRung2; in bf16 and f16 those of
+// (in fp32 2^25) over whole 32x32 tiles, ahead of every rule but the matrix-vector products
+// (and, in fp32, the tiny products of TinyF32ProductsTakeRung2; in bf16 and f16 those of
 // TinyProductsTakeRung28In16BitTypes, which on sm_90 take K past 512 too); any pitch.
 TEST(AutoRule, SmallProductsTakeRung24) {
   const std::string kSmall = "small_32x32x32";
@@ -638,11 +638,9 @@ TEST(AutoRule, ThinKShapesTakeThinK) {
 // bf16 and f16 products and matrix-vector products of K <= 12 over at most 2^15 outputs take
 // rung 1 (a thread per output); K = 13, more outputs, fp32 and tf32 do not.
 TEST(AutoRule, TinyShortK16BitProductsTakeRung1) {
-  alignas(16) static std::uint16_t buf16[64];
   for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32}}) {
     auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-      const KernelInfo* kernel = select_kernel(Problem::make_typed(m, n, k, t, buf16, buf16, buf16), 90);
-      return kernel == nullptr ? std::string("(none)") : kernel->name;
+      return chosen_for(t, m, n, k);
     };
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
              {1287, 1, 3}, {1, 7574, 1}, {4, 144, 2}, {64, 35, 6}, {8, 44, 7}, {128, 256, 12}}) {
