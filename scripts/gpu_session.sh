@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
+#        gemv-rows, ncu-tiny, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
@@ -335,6 +335,28 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             --format json --output "${TAG}_gemv-${ab}-${la}${lb}.json"
         done
       done
+      ;;
+    gemv-rows)
+      # gemv's row kernel by load width (perf-notes.md, "Rung 17's row kernel by pitch class"):
+      # the GPU suite's gemv tests, tilegemm verify over every type, five layout mixes (the row
+      # kernel wherever A, or B^T of an M = 1 product, is K-contiguous) at pitches of 16, 8 and 4
+      # bytes and odd ones, beta 0 and 0.5; memcheck and racecheck in bf16 and fp32 at odd pitches.
+      run_step gemv_rows_tests "$TESTBIN/tilegemm_gpu_tests" \
+        --gtest_filter='*KernelSweep*/gemv*:*Gemv*:*Skinny*'
+      tail -3 "$R/gemv_rows_tests.log" | tee -a "$summary"
+      verify_matrix gemv_rows gemv "$EVERY_TYPE" "0 0,0,0;0.5 1,1,1;0 2,2,2;0.5 4,1,3" \
+        4232x1x5355 1x4232x5355 374x1x2209 328x1x996 10x1x127 2x1x470 1x1100x1100 40x1x1100 \
+        3000x1x2000 1x7x100000
+      for tool in memcheck racecheck; do
+        for ab in bf16 f32; do
+          sanitize_verify sanitize_gemv_rows.log "$tool" gemv "$ab" "row row row" 1,1,1 \
+            374x1x2209 10x1x127 40x1x1100 1x7x1001
+          sanitize_verify sanitize_gemv_rows.log "$tool" gemv "$ab" "col col col" 0,1,0 \
+            1x4232x535 1x33x1001
+        done
+      done
+      grep -c "^ok " "$R/sanitize_gemv_rows.log" | sed "s/^/sanitize gemv_rows runs clean: /" |
+        tee -a "$summary"
       ;;
     tune)
       # The built-in tune table (data/tune/<device>.json): tilegemm tune over the issues' target
@@ -1033,6 +1055,23 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           --kernels narrow_n4 --dtype bf16 --layout-a col --layout-b col --layout-c row \
           --shape 4100x2x1800 --rounds 1 --reps 3 --warmup 1
         cp "$R/ncu_narrow_elem_$v.log" "$R/${TAG}_ncu-narrow-elem-$v.txt"
+      done
+      ;;
+    ncu-tiny)
+      # Seed 7's bf16 rows within 1-9% of cuBLAS (launch-bound tiny products, perf-notes.md,
+      # "Where the tiny rows' time goes") under Nsight Compute: each kernel's duration on the GPU,
+      # grid, block, registers, shared memory and cluster, for auto and cuBLAS, every launch of a
+      # short bench (the reference and poison launches included, named), as CSV per layout mix.
+      for cfg in "row col col:58x9x67 16x103x1440" "col col col:436x2x22" \
+        "col col row:35x6945x26" "row col row:5x204x22 860x438x5 12x47x77"; do
+        read -r la lb lc <<<"${cfg%%:*}"
+        shapes=()
+        for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
+        run_step "ncu_tiny_$la$lb$lc" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu --csv \
+          --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic,launch__cluster_dim_x,launch__cluster_dim_y,sm__cycles_active.max \
+          "$TG" bench --no-block --kernels auto --dtype bf16 --layout-a "$la" \
+          --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" --rounds 1 --reps 3 --warmup 1
+        cp "$R/ncu_tiny_$la$lb$lc.log" "$R/${TAG}_ncu-tiny-$la$lb$lc.txt"
       done
       ;;
     read-rate)

@@ -20,15 +20,19 @@
 //    column kernel splits only as far as that block's sum stays short (or 2 blocks per SM). A
 //    short column's splits, where they fit one thread-block cluster, are that cluster instead and
 //    add their sums through shared memory (cluster_split.cuh).
-//  - Any alignment: the 16-byte path runs where A's base, its leading dimension and x allow it,
-//    element loads (still coalesced) elsewhere. fp32 accumulation in every type; tf32 problems are
-//    computed in fp32 (more precise than asked; the matrix stream, not the math, sets the speed).
+//  - Any alignment: 16-byte pieces wherever A's base and leading dimension (and, row-major, x)
+//    allow it, each read as one 16-byte load or as two or four narrower ones (a pitch of 8 or 4
+//    bytes), element loads (still coalesced, a round of them in flight) elsewhere. fp32
+//    accumulation in every type; tf32 problems are computed in fp32 (more precise than asked; the
+//    matrix stream, not the math, sets the speed).
 // Floor and outcome: docs/perf-notes.md, "Rung 17".
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "../core/device_runtime.hpp"
 #include "cluster_split.cuh"
@@ -88,11 +92,43 @@ __device__ __forceinline__ float sum_splits(const GemvArgs& g, int row, unsigned
   return s;
 }
 
-// A row-major: warp w of block b computes row 8 b + w over split blockIdx.y of K.
-template <class E, class CT>
+// A whole 16-byte piece at p as 16 / W loads of W bytes (W = 16, 8 or 4: the widest access the
+// base and pitch align; 16-bit elements at a pitch of 4 or 8 bytes read two or four at a time):
+// streaming loads for the matrix (read once), cached ones for the vector (Stream false: every
+// row or column block reads it).
+template <int W, bool Stream = true>
+__device__ __forceinline__ uint4 load_piece(const void* p) {
+  static_assert(W == 16 || W == 8 || W == 4, "16, 8 or 4 bytes a load");
+  if constexpr (!Stream) {
+    using Word = std::conditional_t<W == 16, uint4, std::conditional_t<W == 8, uint2, unsigned>>;
+    const Word* const q = static_cast<const Word*>(p);
+    Word w[16 / W];
+#pragma unroll
+    for (int i = 0; i < 16 / W; ++i) w[i] = q[i];
+    uint4 piece;
+    memcpy(&piece, w, sizeof(piece));
+    return piece;
+  } else if constexpr (W == 16) {
+    return load_stream(p);
+  } else if constexpr (W == 8) {
+    const uint2* const q = static_cast<const uint2*>(p);
+    const uint2 lo = __ldcs(q), hi = __ldcs(q + 1);
+    return make_uint4(lo.x, lo.y, hi.x, hi.y);
+  } else {
+    const unsigned* const q = static_cast<const unsigned*>(p);
+    return make_uint4(__ldcs(q), __ldcs(q + 1), __ldcs(q + 2), __ldcs(q + 3));
+  }
+}
+
+// A row-major: warp w of block b computes row 8 b + w over split blockIdx.y of K. W: the bytes a
+// load of A's and x's 16-byte pieces takes (16; for 16-bit elements also 8 or 4: the widest that
+// A's base and pitch and x's base align, load_piece); where none does g.vec is clear and the row
+// is read element by element.
+template <class E, class CT, int W>
 __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
   using L = Load<E>;
   constexpr int V = L::kVec;
+  static_assert(W == 16 || sizeof(E) == 2, "fp32 rows: 16-byte pieces or elements");
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int row = static_cast<int>(blockIdx.x) * kWarps + warp;
@@ -103,22 +139,71 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
   const E* const x = static_cast<const E*>(g.x);
   float acc = 0.0f;
   std::int64_t tail = k0;
-  if (g.vec) {
-    // The compiler's unrolling of this loop measured faster than loads gathered by hand (the
-    // column kernel below needs them gathered).
+  // 16-bit element loads: a round of kElemRound a lane, all issued before the first FMA (below).
+  // A row of at most one round is read that way whole: one round trip, where pieces and then
+  // the last elements took two.
+  constexpr int kElemRound = 8;
+  if (g.vec && (sizeof(E) == 4 || k1 - k0 > 32 * kElemRound)) {
     const std::int64_t whole = k0 + (k1 - k0) / V * V;
+    if constexpr (W == 16) {
+      // The compiler's unrolling of this loop measured faster than loads gathered by hand.
 #pragma unroll 4
-    for (std::int64_t kk = k0 + lane * V; kk < whole; kk += 32 * V) {
-      float av[V], xv[V];
-      L::vec(load_stream(a + kk), av);
-      L::vec(*reinterpret_cast<const uint4*>(x + kk), xv);
+      for (std::int64_t kk = k0 + lane * V; kk < whole; kk += 32 * V) {
+        float av[V], xv[V];
+        L::vec(load_stream(a + kk), av);
+        L::vec(*reinterpret_cast<const uint4*>(x + kk), xv);
 #pragma unroll
-      for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
+        for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
+      }
+    } else {
+      // Pieces of narrower loads: the compiler's unrolling put each piece's FMAs right behind its
+      // loads (a few loads in flight); here kUnroll pieces' loads are issued before their FMAs.
+      for (std::int64_t kk = k0 + lane * V; kk < whole; kk += 32 * V * kUnroll) {
+        uint4 ra[kUnroll], rx[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          const std::int64_t k = kk + 32 * V * u;
+          ra[u] = k < whole ? load_piece<W>(a + k) : make_uint4(0, 0, 0, 0);
+          rx[u] = k < whole ? load_piece<W, false>(x + k) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          float av[V], xv[V];
+          L::vec(ra[u], av);
+          L::vec(rx[u], xv);
+#pragma unroll
+          for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
+        }
+      }
     }
     tail = whole;
   }
-  for (std::int64_t kk = tail + lane; kk < k1; kk += 32) {
-    acc = fmaf(L::one(a + kk), L::one(x + kk * g.incx), acc);
+  if constexpr (sizeof(E) == 4) {
+    // fp32 elements: no conversion follows a load, and the compiler's loop measured faster than
+    // rounds gathered by hand (or 4- and 8-byte pieces) on mid-sized rows.
+    for (std::int64_t kk = tail + lane; kk < k1; kk += 32) {
+      acc = fmaf(L::one(a + kk), L::one(x + kk * g.incx), acc);
+    }
+  } else {
+    // 16-bit elements (the last elements of the pieces, or the whole row): as storage bits under
+    // predicates, converted after the round (predicated_loads.cuh); one at a time, the loop left
+    // a warp a round trip per few loads.
+    const std::int64_t x_step = 32 * g.incx;
+    for (std::int64_t kk = tail + lane; kk < k1; kk += 32 * kElemRound) {
+      const E* const pa = a + kk;
+      const E* const px = x + kk * g.incx;
+      std::uint32_t ab[kElemRound], xb[kElemRound];
+#pragma unroll
+      for (int u = 0; u < kElemRound; ++u) {
+        const bool in = kk + 32 * u < k1;
+        ab[u] = ld_u16_if(pa + 32 * u, in);
+        xb[u] = ld_u16_if(px + x_step * u, in);
+      }
+#pragma unroll
+      for (int u = 0; u < kElemRound; ++u) {
+        acc = fmaf(bits_to_float<E>(ab[u]), bits_to_float<E>(xb[u]), acc);
+      }
+    }
   }
 #pragma unroll
   for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
@@ -135,24 +220,6 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
 #pragma unroll
   for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
   if (lane == 0) finish<CT>(g, row, s);
-}
-
-// A whole 16-byte piece of A's column as 16 / W streaming loads of W bytes (W = 16, 8 or 4: the
-// widest access A's base and pitch align; 16-bit elements at a pitch of 4 or 8 bytes read two or
-// four at a time).
-template <int W>
-__device__ __forceinline__ uint4 load_piece(const void* p) {
-  static_assert(W == 16 || W == 8 || W == 4, "16, 8 or 4 bytes a load");
-  if constexpr (W == 16) {
-    return load_stream(p);
-  } else if constexpr (W == 8) {
-    const uint2* const q = static_cast<const uint2*>(p);
-    const uint2 lo = __ldcs(q), hi = __ldcs(q + 1);
-    return make_uint4(lo.x, lo.y, hi.x, hi.y);
-  } else {
-    const unsigned* const q = static_cast<const unsigned*>(p);
-    return make_uint4(__ldcs(q), __ldcs(q + 1), __ldcs(q + 2), __ldcs(q + 3));
-  }
 }
 
 // The lanes the column kernel gives a column of `live` rows at v rows a lane: the least power of
@@ -440,6 +507,30 @@ int piece_width(const Problem& q) {
   return 0;
 }
 
+// The row kernel's W: the widest of 16, 8 and 4 bytes (fp32: 16 only) that A's base and pitch
+// and x's base align, x contiguous; 0 where none does (element loads, in the W = 16 kernel with
+// g.vec clear, as the column kernel's). fp32 rows in 8- or 4-byte pieces measured slower than its
+// element loop on mid-sized rows (docs/perf-notes.md, "Rung 17's row kernel by pitch class").
+int row_piece_width(const Problem& q) {
+  if (strides_of(q.b.layout, q.b.ld).row != 1) return 0;
+  for (int w : {16, 8, 4}) {
+    if ((w == 16 || dtype_bytes(q.a.dtype) == 2) && views::aligned(q.a, w) &&
+        views::aligned(q.b.data, w)) {
+      return w;
+    }
+  }
+  return 0;
+}
+
+template <class E, class CT>
+auto rows_kernel(int w) {
+  if constexpr (sizeof(E) == 2) {
+    if (w == 8) return &gemv_rows_kernel<E, CT, 8>;
+    if (w == 4) return &gemv_rows_kernel<E, CT, 4>;
+  }
+  return &gemv_rows_kernel<E, CT, 16>;
+}
+
 template <class E, class CT>
 auto cols_kernel(int w) {
   switch (w) {
@@ -487,8 +578,8 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.y = q.c.data;
   g.incy = strides_of(q.c.layout, q.c.ld).row;
   const bool rows = views::a_k_contiguous(q);
-  const int w = rows ? 0 : piece_width(q);  // the column kernel's load width
-  g.vec = rows ? views::aligned(q.a, 16) && views::aligned(q.b.data, 16) && g.incx == 1 : w > 0;
+  const int w = rows ? row_piece_width(q) : piece_width(q);  // the kernel's load width
+  g.vec = w > 0;
   // Row-major: a warp per row, splits of at least one unrolled round of vectors per lane, whole
   // lane-rounds; column-major: a block per 64 V rows, splits of at least one unrolled round of
   // columns per warp, and few enough that each thread of the last block to arrive adds at most
@@ -517,7 +608,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // fit one as planned; elsewhere the cluster measured no faster, or slower: the row kernel, full
   // row blocks, splits cut to a cluster's size (docs/perf-notes.md, "Split K in a cluster").
   static cluster::ClusterFit cols_fit[3];  // one per kernel: W = 16, 8, 4
-  const auto kernel = rows ? &gemv_rows_kernel<E, CT> : cols_kernel<E, CT>(w);
+  const auto kernel = rows ? rows_kernel<E, CT>(w) : cols_kernel<E, CT>(w);
   const bool clustered =
       !rows && block_lanes < 32 &&
       cluster::plan(sp, tiles, q.k, kWarps, col_round, 1, reinterpret_cast<const void*>(kernel),
@@ -544,12 +635,13 @@ cudaError_t launch_gemv(const Problem& p, cudaStream_t stream) {
 }
 
 const void* device_function_gemv(const Problem& p) {
-  const bool rows = views::a_k_contiguous(as_column(p));
+  const Problem q = as_column(p);
+  const bool rows = views::a_k_contiguous(q);
   return with_types(p.types(), [&](auto e, auto ct) {
     using E = typename decltype(e)::type;
     using CT = typename decltype(ct)::type;
-    return rows ? kernel_address(&gemv_rows_kernel<E, CT>)
-                : kernel_address(cols_kernel<E, CT>(piece_width(as_column(p))));
+    return rows ? kernel_address(rows_kernel<E, CT>(row_piece_width(q)))
+                : kernel_address(cols_kernel<E, CT>(piece_width(q)));
   });
 }
 

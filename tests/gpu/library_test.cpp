@@ -561,6 +561,46 @@ TEST(Library, GemvColumnKernelReadsEveryPitchClass) {
   }
 }
 
+// gemv's row kernel (A K-contiguous) reads 16-bit A's and x's 16-byte pieces with the widest
+// loads that A's base and pitch and x's base align (16, 8 or 4 bytes), or element by element, a
+// round of loads in flight, at an odd pitch or a strided x (in the 16-byte class's kernel); fp32
+// reads 16-byte pieces or elements in one kernel. Each load width must reach its own kernel and
+// every class come out right, with K not a multiple of a piece (the element tail), K split (40
+// rows) and beta != 0; K = 200 (at most one round of element loads a lane) reads elements only.
+TEST(Library, GemvRowKernelReadsEveryPitchClass) {
+  TILEGEMM_REQUIRE_GPU();
+  const KernelInfo* gemv = find_kernel("gemv");
+  ASSERT_NE(gemv, nullptr);
+  if (!runs_on_current_device(*gemv)) GTEST_SKIP() << "gemv is not built for this GPU";
+  for (GemmTypes types :
+       {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
+        GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
+    for (auto [m, k] : {std::pair<std::int64_t, std::int64_t>{3000, 1100}, {40, 1100}, {40, 200}}) {
+      std::set<const void*> kernels;
+      // ld k + pad: 16-bit pitches of 8, 16, 4 bytes and an odd one; fp32 of 16, 16, 8, 4 bytes.
+      // pad_b 1: x read at a stride of 2 (element loads whatever A's pitch).
+      for (auto [pad_a, pad_b] : {std::pair{0, 0}, {4, 0}, {2, 0}, {1, 0}, {4, 1}}) {
+        CaseSpec spec = spec_of(m, 1, k, 1.0f, 0.5f, types);
+        spec.la = Layout::kRowMajor;
+        spec.lb = Layout::kRowMajor;
+        spec.pad_a = pad_a;
+        spec.pad_b = pad_b;
+        Testbed tb(spec);
+        ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+        ASSERT_TRUE(gemv->can_implement(tb.problem()));
+        SCOPED_TRACE(spec.to_string());
+        kernels.insert(gemv->device_function(tb.problem()));
+        const CheckResult r = tb.run_and_check(
+            [&](const Problem& p, cudaStream_t s) { return gemm(p, "gemv", s); }, 0);
+        EXPECT_TRUE(r.passed) << r.detail;
+      }
+      const std::size_t widths = dtype_bytes(types.ab) == 2 ? 3 : 1;
+      EXPECT_EQ(kernels.size(), widths)
+          << "M " << m << ", K " << k << ": one kernel per load width";
+    }
+  }
+}
+
 // Rung 21's narrow products read the wide operand in 16-byte pieces where its base and pitch are
 // 16-byte aligned, else element by element. Each class must reach its own kernel and come out
 // right, in both layouts of the wide operand (the row and the column kernel), with K split (the
