@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        gemv-rows, ncu-tiny, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
+#        gemv-rows, ncu-tiny, tiny-solo, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
@@ -1060,8 +1060,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
     ncu-tiny)
       # Seed 7's bf16 rows within 1-9% of cuBLAS (launch-bound tiny products, perf-notes.md,
       # "Where the tiny rows' time goes") under Nsight Compute: each kernel's duration on the GPU,
-      # grid, block, registers, shared memory and cluster, for auto and cuBLAS, every launch of a
-      # short bench (the reference and poison launches included, named), as CSV per layout mix.
+      # grid, block, registers, shared memory and cluster, for NCU_TINY_KERNELS (default auto) and
+      # cuBLAS, every launch of a short bench (the reference and poison launches included, named),
+      # as CSV per layout mix.
       for cfg in "row col col:58x9x67 16x103x1440" "col col col:436x2x22" \
         "col col row:35x6945x26" "row col row:5x204x22 860x438x5 12x47x77"; do
         read -r la lb lc <<<"${cfg%%:*}"
@@ -1069,7 +1070,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
         run_step "ncu_tiny_$la$lb$lc" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu --csv \
           --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic,launch__cluster_dim_x,launch__cluster_dim_y,sm__cycles_active.max \
-          "$TG" bench --no-block --kernels auto --dtype bf16 --layout-a "$la" \
+          "$TG" bench --no-block --kernels "${NCU_TINY_KERNELS:-auto}" --dtype bf16 --layout-a "$la" \
           --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" --rounds 1 --reps 3 --warmup 1
         cp "$R/ncu_tiny_$la$lb$lc.log" "$R/${TAG}_ncu-tiny-$la$lb$lc.txt"
       done
@@ -1368,6 +1369,26 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             --output "${TAG}_tiny-mma-${rep}-random-bf16-s$seed.json"
         done
       done
+      ;;
+    tiny-solo)
+      # Rung 28's one warp a tile (K <= 32; perf-notes.md, "Rung 28's one warp a tile"): the GPU
+      # suite's rung 28 tests, tilegemm verify in its four types and five layout mixes at 16-byte
+      # and odd pitches with beta 0 and 0.5 (K of 1..33 over few and many tiles), memcheck and
+      # racecheck in bf16.
+      run_step tiny_solo_tests "$TESTBIN/tilegemm_gpu_tests" \
+        --gtest_filter='*KernelSweep*/tiny_mma*:*SmallProducts*:*TinyProducts*'
+      tail -3 "$R/tiny_solo_tests.log" | tee -a "$summary"
+      verify_matrix tiny_solo 'tiny_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
+        "0 0,0,0;0.5 1,3,2" 1x1x1 7x9x13 860x438x5 6174x8x12 35x6945x26 123x3900x2 4337x2x18 \
+        504x700x32 40x70x33
+      for tool in memcheck racecheck; do
+        sanitize_verify sanitize_tiny_solo.log "$tool" 'tiny_mma_*' bf16 "col row col" 1,1,1 \
+          860x438x5 33x40x31 7x9x13
+        sanitize_verify sanitize_tiny_solo.log "$tool" 'tiny_mma_*' bf16 "row col row" 0,0,0 \
+          860x438x5 33x40x31 7x9x13
+      done
+      grep -c "^ok " "$R/sanitize_tiny_solo.log" | sed "s/^/sanitize tiny_solo runs clean: /" |
+        tee -a "$summary"
       ;;
     ab-random)
       # This build against $BIN/tilegemm_old on the issue's random shapes: auto by its rules

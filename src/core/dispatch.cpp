@@ -221,6 +221,14 @@ enum class When : std::uint8_t {
   // 24's split over blocks, and with K <= 64 over many tiles its one busy warp a block lost to
   // rung 24's block-wide loads (perf-notes.md, "Rung 28").
   kTinyMma16,
+  // A short K over a mid-sized C (16-bit types): K <= 32 over 2^13..2^19 elements of C, M and N
+  // up to 8192 (the random shapes' range, where it was measured), where the rules ahead (rung 1,
+  // gemv, rung 28's 8 <= K class, rungs 27 and 24's small products) have not taken it: rung 28's
+  // one warp a tile (its whole K in one round of loads, C from the registers), ahead of rung 27's
+  // thin-C tile, rung 21's narrow products and rung 25, which it beat on most such rows of six
+  // seeds' random shapes; past 2^19 elements rung 25's larger tiles won (perf-notes.md, "Rung 28's
+  // one warp a tile").
+  kTinySolo16,
   // A tiny product of longer K (16-bit types, sm_90): M and N over 1, 32x32 tiles at most half
   // the SMs (a cluster of at least 2 blocks each), 512 < K <= 8192 and K at most
   // 1024 x min(8, SMs / tiles) (rung 28 splits K over a cluster of the blocks that fit beside the
@@ -330,7 +338,8 @@ constexpr Rule kSimtRules[] = {
 // 513..8192 over at most half a wave where its split over a cluster leaves each warp at most
 // four rounds of loads; behind the wgmma rules also M or N of 2..8 with K of 513..4096, or of
 // 9..32 with K of 513..2048, over up to a wave, kTinyMma16Narrow) to rung 28's block per tile on
-// mma.sync (kTinyMma16, kTinyMma16Cluster), a
+// mma.sync (kTinyMma16, kTinyMma16Cluster; K <= 32 over 2^13..2^19 elements of C past the small
+// products, kTinySolo16, its one warp a tile), a
 // small product to rung 24's one launch on the CUDA cores (kSmallProduct; with K of 49..128 in
 // bf16 and f16 to rung 27's on mma.sync, kSmallProductMidK), a
 // K under 16 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the
@@ -379,6 +388,7 @@ constexpr Rule kTensorRules[] = {
     {When::kTinyMma16Cluster, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, "", 90},
     {When::kSmallProductMidK, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
+    {When::kTinySolo16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kShortKThinC16, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
     {When::kThinKStripAligned, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kOffSectorCopiesWave, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
@@ -621,6 +631,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) >= 9 && std::min(p.m, p.n) <= 16 && p.k >= 1024 && down_columns &&
              !pitch_16b(wide);
     }
+    case When::kTinySolo16:
+      return p.k <= 32 && p.m * p.n >= (std::int64_t{1} << 13) &&
+             p.m * p.n <= (std::int64_t{1} << 19) && std::max(p.m, p.n) <= 8192;
     case When::kShortKThinC16:
       return p.k <= 64 && std::max(p.m, p.n) >= 4096 && std::max(p.m, p.n) <= 8192 &&
              std::min(p.m, p.n) >= 2 && std::min(p.m, p.n) <= 32;

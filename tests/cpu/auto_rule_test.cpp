@@ -425,6 +425,32 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
   }
 }
 
+// A 16-bit product of K <= 32 over 2^13..2^19 elements of C that the rules ahead leave (more
+// 32x32 tiles than SMs, past rung 1's 2^15 outputs) takes rung 28's one warp a tile, at any pitch;
+// K of 33, more than 2^19 or fewer than 2^13 elements of C, or fp32 and tf32 do not.
+TEST(AutoRule, ShortKOverAMidSizedCTakesRung28sOneWarpTile) {
+  for (GemmTypes t : kFourTypes) {
+    const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
+    SCOPED_TRACE(gemm_types_name(t));
+    for (std::int64_t pad : {0, 1}) {
+      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{860, 438, 5},
+                                                                    {6174, 8, 12},
+                                                                    {544, 251, 8},
+                                                                    {123, 3900, 2},
+                                                                    {4337, 2, 18},
+                                                                    {1024, 512, 32}}) {
+        EXPECT_EQ(chosen_for(t, s[0], s[1], s[2], pad) == "tiny_mma_32x32", !wide)
+            << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
+      }
+      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+               {860, 438, 33}, {1024, 513, 16}, {873, 865, 6}, {4000, 2, 20}}) {
+        EXPECT_NE(chosen_for(t, s[0], s[1], s[2], pad), "tiny_mma_32x32")
+            << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
+      }
+    }
+  }
+}
+
 // A tiny fp32 product (M and N over 1, K <= 128, M x N <= 32768) takes rung 2's 16x16 tile, at
 // any pitch; a K of 129, M x N past 32768 or a vector does not, and no other type does.
 TEST(AutoRule, TinyF32ProductsTakeRung2) {
@@ -556,9 +582,15 @@ TEST(AutoRule, ShortKUnderALongThinCTakesRung27In16BitTypes) {
                       GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
     SCOPED_TRACE(gemm_types_name(t));
-    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-             {2, 8054, 17}, {4337, 2, 18}, {7135, 8, 56}, {6174, 8, 12}, {32, 4096, 64}}) {
+    for (const auto& s :
+         std::vector<std::array<std::int64_t, 3>>{{7135, 8, 56}, {32, 4096, 64}, {8064, 32, 40}}) {
       EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]) == "small_mma_64x64", !wide)
+          << s[0] << "x" << s[1] << "x" << s[2] << ": " << chosen_for(t, s[0], s[1], s[2]);
+    }
+    // K <= 32 over at most 2^19 elements of C: rung 28's one warp a tile (kTinySolo16) first
+    for (const auto& s :
+         std::vector<std::array<std::int64_t, 3>>{{2, 8054, 17}, {4337, 2, 18}, {6174, 8, 12}}) {
+      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]) == "tiny_mma_32x32", !wide)
           << s[0] << "x" << s[1] << "x" << s[2] << ": " << chosen_for(t, s[0], s[1], s[2]);
     }
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
@@ -799,8 +831,10 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(863, 5519, 65), "wgmma_128x128x64_s6_ts_pad");
       EXPECT_EQ(pick(1370, 2520, 6), "thin_k_mma_64x128");
       EXPECT_EQ(pick(1370, 2520, 1), "thin_k");
-      // 6.3e6 multiply-adds, once mma.sync's
-      EXPECT_EQ(pick(35, 6945, 26), "thin_k_mma_64x128");
+      // 6.3e6 multiply-adds, once mma.sync's: K <= 32 over at most 2^19 elements of C takes rung
+      // 28's one warp a tile (kTinySolo16), past 2^19 rung 25
+      EXPECT_EQ(pick(35, 6945, 26), "tiny_mma_32x32");
+      EXPECT_EQ(pick(76, 6945, 26), "thin_k_mma_64x128");
       // Small M or N with a long K: rung 18's tile on the copies (rung 20's realigning producer,
       // once chosen from K = 5000, lost that class to the one-launch copies), unless a few tiles
       // hold it: rung 28's split over a cluster (K up to 1024 x min(8, SMs / tiles)).
@@ -808,10 +842,13 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(29, 9, 4999), "tiny_mma_32x32");
       EXPECT_EQ(pick(290, 90, 7054), "wgmma_64x64x64_s13_pad");
       // From K = 128 the copies pay on a small problem too (one past rung 24's: more 32x32 tiles
-      // than SMs); 2 <= K <= 64 goes to rung 25, past it the copies where they pay.
+      // than SMs); 2 <= K <= 64 goes to rung 25 (K <= 32 over at most 2^19 elements of C to rung
+      // 28's one warp a tile), past it the copies where they pay.
       EXPECT_EQ(pick(890, 200, 170), "wgmma_64x64x64_s13_pad");
-      EXPECT_EQ(pick(504, 700, 21), "thin_k_mma_64x128");
-      EXPECT_EQ(pick(504, 700, 2), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(504, 700, 21), "tiny_mma_32x32");
+      EXPECT_EQ(pick(504, 700, 2), "tiny_mma_32x32");
+      EXPECT_EQ(pick(504, 700, 33), "thin_k_mma_64x128");
+      EXPECT_EQ(pick(1024, 1024, 21), "thin_k_mma_64x128");
       EXPECT_EQ(pick(504, 700, 65), "wgmma_128x64x64_s8_ts_pad");
       // Rung 21 for odd leading dimensions: M or N of at most 4 at any K, of at most 8 from
       // K = 256; a shorter K takes rung 25 up to K = 64 (mma.sync before it), 9 columns or

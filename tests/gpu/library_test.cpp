@@ -698,6 +698,79 @@ TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
   EXPECT_GT(checked, 0) << "no small-product kernel ran";
 }
 
+// The threads per block of the one kernel one gemm() call of `kernel` enqueues on `stream` (0
+// where it enqueues none or several).
+unsigned kernel_block_threads(const Problem& p, const std::string& kernel, cudaStream_t stream) {
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  const Status launched = gemm(p, kernel, stream);
+  EXPECT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  EXPECT_TRUE(launched.ok()) << launched.message();
+  if (graph == nullptr) return 0;
+  std::size_t count = 0;
+  EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &count), cudaSuccess);
+  std::vector<cudaGraphNode_t> nodes(count);
+  EXPECT_EQ(cudaGraphGetNodes(graph, nodes.data(), &count), cudaSuccess);
+  unsigned threads = 0;
+  int kernels = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    EXPECT_EQ(cudaGraphNodeGetType(node, &type), cudaSuccess);
+    if (type != cudaGraphNodeTypeKernel) continue;
+    cudaKernelNodeParams params{};
+    EXPECT_EQ(cudaGraphKernelNodeGetParams(node, &params), cudaSuccess);
+    threads = params.blockDim.x * params.blockDim.y * params.blockDim.z;
+    ++kernels;
+  }
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  return kernels == 1 ? threads : 0;
+}
+
+// Rung 28 computes a product whose K fits one chunk (K <= 32) with one warp a block, C stored from
+// its accumulators (no shared memory, no barrier), and a longer K with eight warps a block. Both
+// must be right in every type with beta != 0 at odd pitches and both C layouts, bit-identical on
+// a poisoned C with beta 0, and K of 32 and 33 must land on either side.
+TEST(Library, TinyProductsOfOneChunkAreOneWarpABlock) {
+  TILEGEMM_REQUIRE_GPU();
+  const KernelInfo* tiny = find_kernel("tiny_mma_32x32");
+  ASSERT_NE(tiny, nullptr);
+  if (!runs_on_current_device(*tiny)) GTEST_SKIP() << "tiny_mma is not built for this GPU";
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  for (GemmTypes types : tiny->desc.types) {
+    // {shape, threads a block}
+    std::vector<std::pair<CaseSpec, unsigned>> cases = {
+        {spec_of(330, 397, 31, 1.0f, 0.5f, types), 32u},
+        {spec_of(7, 9, 1, 1.0f, 0.0f, types), 32u},
+        {spec_of(40, 70, 32, -1.0f, 0.0f, types), 32u},
+        {spec_of(40, 70, 33, 1.0f, 0.5f, types), 256u},
+        {spec_of(5, 204, 22, 1.0f, 0.0f, types), 32u}};
+    cases[0].first.lc = Layout::kColMajor;
+    cases[0].first.pad_a = 1;
+    cases[0].first.pad_b = 3;
+    cases[0].first.pad_c = 2;
+    cases[1].first.la = Layout::kColMajor;
+    cases[2].first.lb = Layout::kColMajor;
+    cases[2].first.pad_b = 1;
+    cases[3].first.lb = Layout::kColMajor;
+    cases[3].first.pad_b = 1;
+    for (const auto& [spec, threads] : cases) {
+      Testbed tb(spec);
+      ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+      ASSERT_TRUE(tiny->can_implement(tb.problem()));
+      SCOPED_TRACE(spec.to_string());
+      const CheckResult r = tb.run_and_check(
+          [&](const Problem& p, cudaStream_t s) { return gemm(p, tiny->name, s); }, 0);
+      ASSERT_TRUE(r.passed) << r.detail;
+      if (spec.beta == 0.0f) {
+        ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, tiny->name));
+      }
+      EXPECT_EQ(kernel_block_threads(tb.problem(), tiny->name, stream), threads);
+    }
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
 // Rung 24's small products and gemv's column kernel on short columns split a short K over the
 // blocks of one cluster where the splits fit one and every cluster of the grid is resident at once
 // (sm_90 and later), adding the splits through shared memory; elsewhere through the workspace and

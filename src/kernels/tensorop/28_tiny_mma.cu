@@ -18,11 +18,13 @@
 //  - The warps' partial tiles meet once in shared memory; each thread adds four outputs over the
 //    warps in warp order (deterministic) and writes C with alpha and beta.
 // The chain past the launch is the slice's loads (one round trip for K up to 256), the mma.sync
-// steps, one barrier and C's store. Past K = 512 a block's warps would take several rounds of
-// loads each (and lost to rung 24's split over blocks): there K is split over the blocks of one
-// thread-block cluster per tile (sm_90), a round of loads a warp (256 k a block) where that many
-// blocks are resident, each block adds its warps' tiles, and the blocks' tiles are added in split
-// order through distributed shared memory (cluster_split.cuh); still one launch, no workspace.
+// steps, one barrier and C's store. Up to K = 32 (one chunk) a block is one warp that stores C from
+// its accumulators (the Solo kernel: no shared memory, no barrier, the launch's least setup). Past
+// K = 512 a block's warps would take several rounds of loads each (and lost to rung 24's split over
+// blocks): there K is split over the blocks of one thread-block cluster per tile (sm_90), a round
+// of loads a warp (256 k a block) where that many blocks are resident, each block adds its warps'
+// tiles, and the blocks' tiles are added in split order through distributed shared memory
+// (cluster_split.cuh); still one launch, no workspace.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -86,9 +88,9 @@ __device__ __forceinline__ void load_pair(const std::uint16_t* p, std::int64_t k
 /// @tparam CT   C's storage type
 /// @tparam A_K  A is K-contiguous (row-major); else M-contiguous
 /// @tparam B_K  B is K-contiguous (column-major); else N-contiguous
-template <class Op, class CT, bool A_K, bool B_K>
+/// @tparam Solo one warp a block, K within one chunk (kSolo): C straight from its accumulators
+template <class Op, class CT, bool A_K, bool B_K, bool Solo>
 __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs g) {
-  __shared__ __align__(16) float red[kWarps][BM * kRedLine];
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const int lane = tid % 32;
@@ -174,8 +176,35 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
   };
 
   float acc[kMf][kNf][4] = {};
-  if (k_begin < k_end) {
-    // A chunk of kSteps k16 steps: every load issued, then the products (one round trip a chunk).
+  CT* const c = static_cast<CT*>(g.c);
+  if constexpr (Solo) {
+    // The whole K in one round of loads; no shared memory, no barrier (a block of one warp).
+    RawStep raw[kSteps];
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) load_step(raw[s], 16 * s);
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) mma_step(acc, raw[s]);
+    const int cols_left = g.n - n0;
+    const bool vec2 = g.c_pairs != 0;
+#pragma unroll
+    for (int i = 0; i < kMf; ++i) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = m0 + 16 * i + 8 * h + gq;
+        if (row >= g.m) continue;
+        CT* const c_row = c + static_cast<std::int64_t>(row) * g.ldc + n0;
+#pragma unroll
+        for (int j = 0; j < kNf; ++j) {
+          store_c_pair(c_row, 8 * j + 2 * tq, cols_left, acc[i][j][2 * h], acc[i][j][2 * h + 1],
+                       g.alpha, g.beta, vec2);
+        }
+      }
+    }
+    return;
+  } else {
+    __shared__ __align__(16) float red[kWarps][BM * kRedLine];
+    if (k_begin < k_end) {
+      // A chunk of kSteps k16 steps: every load issued, then the products (one round trip a chunk).
 #pragma unroll 1
     for (int k0 = k_begin; k0 < k_end; k0 += 16 * kSteps) {
       RawStep raw[kSteps];
@@ -213,7 +242,6 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
     sum.z += v.z;
     sum.w += v.w;
   }
-  CT* const c = static_cast<CT*>(g.c);
   if (gridDim.y > 1) {
     // K split over the cluster: the block's tile, then the blocks' tiles added in split order
     // through distributed shared memory (cluster_split.cuh), each output written once.
@@ -234,6 +262,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
   const bool vec2 = g.c_pairs != 0;
   store_c_pair(c_row, col, cols_left, sum.x, sum.y, g.alpha, g.beta, vec2);
   store_c_pair(c_row, col + 2, cols_left, sum.z, sum.w, g.alpha, g.beta, vec2);
+  }
 }
 
 // m, n and k with a k-step to spare in int; the tiles fit a 1-D grid.
@@ -249,19 +278,27 @@ struct Instance {
   cluster::ClusterFit* fit;
 };
 
-template <class Op, class CT, bool A_K, bool B_K>
+template <class Op, class CT, bool A_K, bool B_K, bool Solo>
 Instance instance() {
   static cluster::ClusterFit fit;
-  return {&tiny_mma_kernel<Op, CT, A_K, B_K>, &fit};
+  return {&tiny_mma_kernel<Op, CT, A_K, B_K, Solo>, &fit};
 }
 
-// The instantiation for a row-major-C problem's types (16-bit A/B) and layouts.
+// K a block takes whole, and K a cluster's block takes: a warp's slice of one chunk (kSteps k16
+// steps, one round of loads). Up to kSolo, one chunk, a block is one warp (the Solo kernel).
+constexpr std::int64_t kWholeK = 512;
+constexpr std::int64_t kClusterSplitK = 16 * kSteps * kWarps;
+constexpr std::int64_t kSolo = 16 * kSteps;
+
+// The instantiation for a row-major-C problem's types (16-bit A/B), layouts and K.
 Instance kernel_for(const Problem& q) {
+  const bool solo = q.k <= kSolo;
   return mma_sync::with_16bit_op(q.types(), [&](auto op, auto ct) {
     using Op = typename decltype(op)::type;
     using CT = typename decltype(ct)::type;
-    return views::dispatch_layouts(q, [](auto a_k, auto b_k) {
-      return instance<Op, CT, decltype(a_k)::value, decltype(b_k)::value>();
+    return views::dispatch_layouts(q, [solo](auto a_k, auto b_k) {
+      constexpr bool kA = decltype(a_k)::value, kB = decltype(b_k)::value;
+      return solo ? instance<Op, CT, kA, kB, true>() : instance<Op, CT, kA, kB, false>();
     });
   });
 }
@@ -269,11 +306,6 @@ Instance kernel_for(const Problem& q) {
 const void* device_function_tiny_mma(const Problem& p) {
   return kernel_address(kernel_for(views::row_major_c(p)).fn);
 }
-
-// K a block takes whole, and K a cluster's block takes: a warp's slice of one chunk (kSteps k16
-// steps, one round of loads).
-constexpr std::int64_t kWholeK = 512;
-constexpr std::int64_t kClusterSplitK = 16 * kSteps * kWarps;
 
 cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   const Problem q = views::row_major_c(p);
@@ -283,16 +315,17 @@ cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   const std::int64_t tiles = ceil_div(q.m, std::int64_t{BM}) * tiles_n;
   g.tiles_n = static_cast<int>(tiles_n);
   const Instance kernel = kernel_for(q);
-  // K over the warps in slices of whole k16 steps; past kWholeK also over the blocks of a cluster,
-  // a split per kClusterSplitK (or fewer, longer ones: the most whose clusters are all resident at
-  // once); where no cluster fits, one block takes it whole.
+  // K over the warps in slices of whole k16 steps (up to kSolo one warp takes it); past kWholeK
+  // also over the blocks of a cluster, a split per kClusterSplitK (or fewer, longer ones: the most
+  // whose clusters are all resident at once); where no cluster fits, one block takes it whole.
   stream::Split sp = stream::split_k_in(1, q.k, 16 * kWarps, 16 * kWarps);
   if (q.k > kWholeK) {
     cluster::plan_resident(sp, tiles, q.k, 16 * kWarps, 16 * kWarps, ceil_div(q.k, kClusterSplitK),
                            kernel_address(kernel.fn), kThreads, *kernel.fit);
   }
-  g.k_block = sp.k_chunk;
-  g.k_warp = sp.k_chunk / kWarps;
+  const bool solo = q.k <= kSolo;
+  g.k_block = solo ? static_cast<int>(kSolo) : sp.k_chunk;
+  g.k_warp = solo ? static_cast<int>(kSolo) : sp.k_chunk / kWarps;
   // A K-contiguous operand's pairs load as one word where its base and pitch are 4-byte aligned
   // (an M- or N-contiguous operand's pairs are two element loads either way).
   const bool a_k_contig = q.a.layout == Layout::kRowMajor;
@@ -302,7 +335,7 @@ cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
   return cluster::launch(kernel.fn,
                          dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)),
-                         kThreads, stream, sp.splits > 1, g);
+                         solo ? 32 : kThreads, stream, sp.splits > 1, g);
 }
 
 }  // namespace
@@ -336,7 +369,8 @@ void register_tiny_mma(Registry& r) {
   k.summary =
       "16-bit A/B on mma.sync for tiny products: a block per 32 x 32 tile of C, its eight warps "
       "on consecutive slices of K with fragments loaded straight from memory at any layout, pitch "
-      "and base, the slices added in warp order through shared memory; past K = 512 the tile's K "
+      "and base, the slices added in warp order through shared memory (up to K = 32 one warp a "
+      "block, C stored from its accumulators); past K = 512 the tile's K "
       "split over the blocks of a cluster (sm_90), added in split order through distributed "
       "shared memory (deterministic); one launch, no workspace, no barrier in the K loop";
   k.can_implement = can_implement_tiny_mma;
