@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        gemv-rows, ncu-tiny, tiny-solo, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
+#        gemv-rows, ncu-tiny, tiny-solo, tune-seeds, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
@@ -467,6 +467,22 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             fi
             python3 scripts/random_summary.py --worst 0 "$R/$out" | tee -a "$summary"
           done
+        done
+      done
+      ;;
+    tune-seeds)
+      # Rule discovery data: tilegemm tune over the random shapes of each seed of TUNE_SEEDS
+      # (default 5 13 21) in each of TUNE_TYPES (default f32), every candidate timed beside cuBLAS
+      # into a scratch cache (${TAG}_tune-random-<type>-s<seed>.json), and beside it auto by the
+      # rules alone on the same shapes (${TAG}_random-rules-<type>-s<seed>.json).
+      mkdir -p "$R/tunescratch"
+      for ab in ${TUNE_TYPES:-f32}; do
+        for seed in ${TUNE_SEEDS:-5 13 21}; do
+          run_step "tune_seed_${ab}_s$seed" bash -c "cd '$R' && '$TG' tune --cache-dir tunescratch \
+            --dtype $ab --rounds 3 --reps 10 --warmup 3 --screen 2 --random 100 --seed $seed \
+            --max-size 8192 --output '${TAG}_tune-random-$ab-s$seed.json'"
+          TILEGEMM_TUNE_CACHE=off bench_random "random_rules_${ab}_s$seed" auto "$ab" "$seed" \
+            "${TAG}_random-rules-$ab-s$seed.json"
         done
       done
       ;;
