@@ -206,62 +206,62 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
     if (k_begin < k_end) {
       // A chunk of kSteps k16 steps: every load issued, then the products (one round trip a chunk).
 #pragma unroll 1
-    for (int k0 = k_begin; k0 < k_end; k0 += 16 * kSteps) {
-      RawStep raw[kSteps];
+      for (int k0 = k_begin; k0 < k_end; k0 += 16 * kSteps) {
+        RawStep raw[kSteps];
 #pragma unroll
-      for (int s = 0; s < kSteps; ++s) load_step(raw[s], k0 + 16 * s);
+        for (int s = 0; s < kSteps; ++s) load_step(raw[s], k0 + 16 * s);
 #pragma unroll
-      for (int s = 0; s < kSteps; ++s) mma_step(acc, raw[s]);
-    }
-    // The warp's partial tile: accumulator pair (row 16 i + 8 h + gq, columns 8 j + 2 tq, +1).
+        for (int s = 0; s < kSteps; ++s) mma_step(acc, raw[s]);
+      }
+      // The warp's partial tile: accumulator pair (row 16 i + 8 h + gq, columns 8 j + 2 tq, +1).
 #pragma unroll
-    for (int i = 0; i < kMf; ++i) {
+      for (int i = 0; i < kMf; ++i) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
+        for (int h = 0; h < 2; ++h) {
 #pragma unroll
-        for (int j = 0; j < kNf; ++j) {
-          *reinterpret_cast<float2*>(
-              &red[warp][(16 * i + 8 * h + gq) * kRedLine + 8 * j + 2 * tq]) =
-              make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+          for (int j = 0; j < kNf; ++j) {
+            *reinterpret_cast<float2*>(
+                &red[warp][(16 * i + 8 * h + gq) * kRedLine + 8 * j + 2 * tq]) =
+                make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+          }
         }
       }
     }
-  }
-  __syncthreads();
+    __syncthreads();
 
-  // Thread t adds outputs (row t / 8, columns 4 (t % 8) .. + 3) over the warps that had K, in warp
-  // order, and writes them.
-  const int busy = max(0, min(kWarps, (g.k - k_base + g.k_warp - 1) / g.k_warp));
-  const int r = tid / (BN / 4);
-  const int col = 4 * (tid % (BN / 4));
-  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  for (int w = 0; w < busy; ++w) {
-    const float4 v = *reinterpret_cast<const float4*>(&red[w][r * kRedLine + col]);
-    sum.x += v.x;
-    sum.y += v.y;
-    sum.z += v.z;
-    sum.w += v.w;
-  }
-  if (gridDim.y > 1) {
-    // K split over the cluster: the block's tile, then the blocks' tiles added in split order
-    // through distributed shared memory (cluster_split.cuh), each output written once.
-    __shared__ __align__(16) float mine[BM * BN];
-    *reinterpret_cast<float4*>(&mine[r * BN + col]) = sum;
-    cluster::sum_over_cluster(mine, BM * BN, [&](int e, float s) {
-      const int row = m0 + e / BN;
-      const int cc = n0 + e % BN;
-      if (row < g.m && cc < g.n) {
-        store_c_one(c + static_cast<std::int64_t>(row) * g.ldc + cc, s, g.alpha, g.beta);
-      }
-    });
-    return;
-  }
-  if (m0 + r >= g.m) return;
-  CT* const c_row = c + static_cast<std::int64_t>(m0 + r) * g.ldc + n0;
-  const int cols_left = g.n - n0;
-  const bool vec2 = g.c_pairs != 0;
-  store_c_pair(c_row, col, cols_left, sum.x, sum.y, g.alpha, g.beta, vec2);
-  store_c_pair(c_row, col + 2, cols_left, sum.z, sum.w, g.alpha, g.beta, vec2);
+    // Thread t adds outputs (row t / 8, columns 4 (t % 8) .. + 3) over the warps that had K, in
+    // warp order, and writes them.
+    const int busy = max(0, min(kWarps, (g.k - k_base + g.k_warp - 1) / g.k_warp));
+    const int r = tid / (BN / 4);
+    const int col = 4 * (tid % (BN / 4));
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int w = 0; w < busy; ++w) {
+      const float4 v = *reinterpret_cast<const float4*>(&red[w][r * kRedLine + col]);
+      sum.x += v.x;
+      sum.y += v.y;
+      sum.z += v.z;
+      sum.w += v.w;
+    }
+    if (gridDim.y > 1) {
+      // K split over the cluster: the block's tile, then the blocks' tiles added in split order
+      // through distributed shared memory (cluster_split.cuh), each output written once.
+      __shared__ __align__(16) float mine[BM * BN];
+      *reinterpret_cast<float4*>(&mine[r * BN + col]) = sum;
+      cluster::sum_over_cluster(mine, BM * BN, [&](int e, float s) {
+        const int row = m0 + e / BN;
+        const int cc = n0 + e % BN;
+        if (row < g.m && cc < g.n) {
+          store_c_one(c + static_cast<std::int64_t>(row) * g.ldc + cc, s, g.alpha, g.beta);
+        }
+      });
+      return;
+    }
+    if (m0 + r >= g.m) return;
+    CT* const c_row = c + static_cast<std::int64_t>(m0 + r) * g.ldc + n0;
+    const int cols_left = g.n - n0;
+    const bool vec2 = g.c_pairs != 0;
+    store_c_pair(c_row, col, cols_left, sum.x, sum.y, g.alpha, g.beta, vec2);
+    store_c_pair(c_row, col + 2, cols_left, sum.z, sum.w, g.alpha, g.beta, vec2);
   }
 }
 
