@@ -113,6 +113,27 @@ sanitize_verify() {
     echo "FAIL $log $tool $ab $lay pad $pad" | tee -a "$summary"
 }
 
+# rung28_checks NAME FILTER CASES TOOLS VERIFY_SHAPES SANITIZE_SHAPES: rung 28's GPU tests (the
+# gtest FILTER), tilegemm verify in its four types and five layout mixes over the "beta pads"
+# CASES and VERIFY_SHAPES, then each sanitizer of TOOLS in bf16 on SANITIZE_SHAPES in two layout
+# mixes, logged as NAME; the counts in the summary.
+rung28_checks() {
+  local name=$1 filter=$2 cases=$3 tools=$4 tool vshapes=() sshapes=()
+  read -ra vshapes <<<"$5"
+  read -ra sshapes <<<"$6"
+  run_step "${name}_tests" "$TESTBIN/tilegemm_gpu_tests" --gtest_filter="$filter"
+  tail -3 "$R/${name}_tests.log" | tee -a "$summary"
+  verify_matrix "$name" 'tiny_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" "$cases" "${vshapes[@]}"
+  for tool in $tools; do
+    sanitize_verify "sanitize_$name.log" "$tool" 'tiny_mma_*' bf16 "col row col" 1,1,1 \
+      "${sshapes[@]}"
+    sanitize_verify "sanitize_$name.log" "$tool" 'tiny_mma_*' bf16 "row col row" 0,0,0 \
+      "${sshapes[@]}"
+  done
+  grep -c "^ok " "$R/sanitize_$name.log" | sed "s/^/sanitize $name runs clean: /" |
+    tee -a "$summary"
+}
+
 # sanitize_bf16_mixes NAME GLOB SHAPE...: memcheck and racecheck of the kernels GLOB names in bf16
 # with pads 1,2,3 and beta 0.5, in three layout mixes, into $R/sanitize_NAME.log; the count of
 # clean runs in the summary.
@@ -1343,20 +1364,10 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # pitches: ${TAG}_tiny-mma-<rep>-shapes-<layouts>-<pads>.json) and on the random bf16 shapes
       # of TINY_SEEDS (default 7 3 11 5 13 21 17 29 41), TINY_REPS times (default 2):
       # ${TAG}_tiny-mma-<rep>-random-bf16-s<seed>.json.
-      run_step tiny_mma_tests "$TESTBIN/tilegemm_gpu_tests" \
-        --gtest_filter='*KernelSweep*/tiny_mma*:*SmallProducts*:*ShortSplitKIsOneCluster*'
-      tail -3 "$R/tiny_mma_tests.log" | tee -a "$summary"
-      verify_matrix tiny_mma 'tiny_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
-        "0 0,0,0;0.5 1,3,2;0 3,5,7" 1x1x1 7x9x13 5x300x7 33x65x2637 65x129x200 300x31x777 \
-        129x65x1537 24x28x7791 89x20x170 2768x18x264
-      for tool in memcheck racecheck synccheck; do
-        sanitize_verify sanitize_tiny_mma.log "$tool" 'tiny_mma_*' bf16 "col row col" 1,1,1 \
-          100x200x300 33x40x4077 130x70x9
-        sanitize_verify sanitize_tiny_mma.log "$tool" 'tiny_mma_*' bf16 "row col row" 0,0,0 \
-          100x200x300 33x40x4077 130x70x9
-      done
-      grep -c "^ok " "$R/sanitize_tiny_mma.log" | sed "s/^/sanitize tiny_mma runs clean: /" |
-        tee -a "$summary"
+      rung28_checks tiny_mma '*KernelSweep*/tiny_mma*:*SmallProducts*:*ShortSplitKIsOneCluster*' \
+        "0 0,0,0;0.5 1,3,2;0 3,5,7" "memcheck racecheck synccheck" \
+        "1x1x1 7x9x13 5x300x7 33x65x2637 65x129x200 300x31x777 129x65x1537 24x28x7791 89x20x170 \
+        2768x18x264" "100x200x300 33x40x4077 130x70x9"
       tiny_shapes=()
       for s in ${TINY_SHAPES:-16x103x1440 24x28x2637 65x25x1311 64x64x1024 64x64x2048 32x32x4096 \
         8x8x8000 40x70x2000 33x65x2637 17x174x3167 129x65x1537 96x96x3000 101x65x4514 \
@@ -1391,20 +1402,10 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # suite's rung 28 tests, tilegemm verify in its four types and five layout mixes at 16-byte
       # and odd pitches with beta 0 and 0.5 (K of 1..33 over few and many tiles), memcheck and
       # racecheck in bf16.
-      run_step tiny_solo_tests "$TESTBIN/tilegemm_gpu_tests" \
-        --gtest_filter='*KernelSweep*/tiny_mma*:*SmallProducts*:*TinyProducts*'
-      tail -3 "$R/tiny_solo_tests.log" | tee -a "$summary"
-      verify_matrix tiny_solo 'tiny_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
-        "0 0,0,0;0.5 1,3,2" 1x1x1 7x9x13 860x438x5 6174x8x12 35x6945x26 123x3900x2 4337x2x18 \
-        504x700x32 40x70x33
-      for tool in memcheck racecheck; do
-        sanitize_verify sanitize_tiny_solo.log "$tool" 'tiny_mma_*' bf16 "col row col" 1,1,1 \
-          860x438x5 33x40x31 7x9x13
-        sanitize_verify sanitize_tiny_solo.log "$tool" 'tiny_mma_*' bf16 "row col row" 0,0,0 \
-          860x438x5 33x40x31 7x9x13
-      done
-      grep -c "^ok " "$R/sanitize_tiny_solo.log" | sed "s/^/sanitize tiny_solo runs clean: /" |
-        tee -a "$summary"
+      rung28_checks tiny_solo '*KernelSweep*/tiny_mma*:*SmallProducts*:*TinyProducts*' \
+        "0 0,0,0;0.5 1,3,2" "memcheck racecheck" \
+        "1x1x1 7x9x13 860x438x5 6174x8x12 35x6945x26 123x3900x2 4337x2x18 504x700x32 40x70x33" \
+        "860x438x5 33x40x31 7x9x13"
       ;;
     ab-random)
       # This build against $BIN/tilegemm_old on the issue's random shapes: auto by its rules

@@ -524,6 +524,19 @@ TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
   EXPECT_GT(checked, 0) << "no gemv or narrow kernel ran";
 }
 
+// One case of gemv's pitch-class tests: right against the fp64 reference, and the device function
+// that runs it added to `kernels`.
+void check_gemv_case(const KernelInfo& gemv, const CaseSpec& spec, std::set<const void*>& kernels) {
+  Testbed tb(spec);
+  ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+  ASSERT_TRUE(gemv.can_implement(tb.problem()));
+  SCOPED_TRACE(spec.to_string());
+  kernels.insert(gemv.device_function(tb.problem()));
+  const CheckResult r =
+      tb.run_and_check([&](const Problem& p, cudaStream_t s) { return gemm(p, "gemv", s); }, 0);
+  EXPECT_TRUE(r.passed) << r.detail;
+}
+
 // gemv's column kernel reads A's whole 16-byte pieces with the widest loads A's base and pitch
 // align: 16, 8 or 4 bytes (two or four 16-bit elements a load), or element by element at an odd
 // pitch of 16-bit elements (in the 16-byte class's kernel). Each load width must reach its own
@@ -547,14 +560,7 @@ TEST(Library, GemvColumnKernelReadsEveryPitchClass) {
         CaseSpec spec = spec_of(m, 1, m == 8392 ? 1100 : 777, 1.0f, 0.5f, types);
         spec.la = Layout::kColMajor;
         spec.pad_a = pad;
-        Testbed tb(spec);
-        ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
-        ASSERT_TRUE(gemv->can_implement(tb.problem()));
-        SCOPED_TRACE(spec.to_string());
-        kernels.insert(gemv->device_function(tb.problem()));
-        const CheckResult r = tb.run_and_check(
-            [&](const Problem& p, cudaStream_t s) { return gemm(p, "gemv", s); }, 0);
-        EXPECT_TRUE(r.passed) << r.detail;
+        ASSERT_NO_FATAL_FAILURE(check_gemv_case(*gemv, spec, kernels));
       }
       EXPECT_EQ(kernels.size(), 3u) << "M " << m << ": one kernel per load width";
     }
@@ -585,14 +591,7 @@ TEST(Library, GemvRowKernelReadsEveryPitchClass) {
         spec.lb = Layout::kRowMajor;
         spec.pad_a = pad_a;
         spec.pad_b = pad_b;
-        Testbed tb(spec);
-        ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
-        ASSERT_TRUE(gemv->can_implement(tb.problem()));
-        SCOPED_TRACE(spec.to_string());
-        kernels.insert(gemv->device_function(tb.problem()));
-        const CheckResult r = tb.run_and_check(
-            [&](const Problem& p, cudaStream_t s) { return gemm(p, "gemv", s); }, 0);
-        EXPECT_TRUE(r.passed) << r.detail;
+        ASSERT_NO_FATAL_FAILURE(check_gemv_case(*gemv, spec, kernels));
       }
       const std::size_t widths = dtype_bytes(types.ab) == 2 ? 3 : 1;
       EXPECT_EQ(kernels.size(), widths)
