@@ -217,6 +217,25 @@ TEST(Cli, AnalyzePrintsTheSeedNumbersWithoutAGpu) {
   EXPECT_NE(r.out.find("### Memory traffic"), std::string::npos);
 }
 
+// analyze --kernel auto names auto's choice on stderr and analyzes it; without a GPU by the rules
+// of a 132-SM sm_90 GPU, so --device a100 is bad input naming --kernel.
+TEST(Cli, AnalyzeResolvesAutoByTheRules) {
+  if (tilegemm::cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
+  RunResult r =
+      run_cli("analyze --kernel auto --dtype bf16 --shape 860x438x5 --layout-b col --device h100");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("auto: tiny_mma_32x32 (", 0), 0u) << r.err;
+  EXPECT_NE(r.out.find("tiny_mma_32x32"), std::string::npos) << r.out;
+  r = run_cli("analyze --kernel auto --dtype bf16 --shape 860x438x33 --layout-b col --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("auto: tiny_mma_32x32"), std::string::npos) << r.err;
+  EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;
+  r = run_cli("analyze --kernel auto --device a100");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("--kernel"), std::string::npos) << r.err;
+}
+
 TEST(Cli, ListPrintsEveryKernel) {
   RunResult r = run_cli("list");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -529,6 +529,32 @@ struct AnalyzeFlags {
   CLI::Option* tile_option = nullptr;
 };
 
+// `auto`'s kernel for an analyze request's problem (operands at a 16-byte base and their natural
+// pitch, beta 0, as bench's shapes): with a GPU, as a call there resolves it (the tune table for
+// that GPU, then the rules); without one, by the rules for a 132-SM sm_90 GPU, so only for
+// --device h100 or h200. The choice goes to stderr; machine formats keep stdout to the report.
+const tilegemm::KernelInfo* auto_kernel(const ta::AnalyzeRequest& request,
+                                        const std::string& device) {
+  const bool gpu = tilegemm::cuda_device_count() > 0;
+  if (!gpu && device.rfind("h100", 0) != 0 && device.rfind("h200", 0) != 0) {
+    throw tb::InputError("--kernel",
+                         "'auto' without a GPU is resolved by the rules of a 132-SM sm_90 GPU: "
+                         "give --device h100 or h200");
+  }
+  const ta::GemmSize& size = request.size;
+  const tilegemm::Problem problem =
+      tilegemm::Problem::make_typed(size.m, size.n, size.k, request.types, nullptr, nullptr,
+                                    nullptr, 1.0f, 0.0f, request.la, request.lb, request.lc);
+  const tilegemm::KernelInfo* kernel =
+      gpu ? tilegemm::select_kernel(problem) : tilegemm::select_kernel(problem, 90);
+  if (kernel == nullptr) throw tb::InputError("--kernel", "'auto' has no kernel for this problem");
+  std::cerr << "auto: " << kernel->name
+            << (gpu ? " (as a call on this GPU resolves it: its tune table, then the rules)"
+                    : " (the rules of a 132-SM sm_90 GPU; a tune table needs the GPU)")
+            << "\n";
+  return kernel;
+}
+
 int run_analyze(const CaseFlags& cf, const DtypeFlags& df, const AnalyzeFlags& af) {
   ta::AnalyzeRequest request;
   request.types = df.types();
@@ -556,7 +582,8 @@ int run_analyze(const CaseFlags& cf, const DtypeFlags& df, const AnalyzeFlags& a
     if (af.tile_option->count() > 0) {
       throw tb::InputError("--tile", "give either --tile or --kernel (which brings its own tile)");
     }
-    request.kernel = tilegemm::find_kernel(af.kernel);
+    request.kernel =
+        af.kernel == "auto" ? auto_kernel(request, af.device) : tilegemm::find_kernel(af.kernel);
     if (request.kernel == nullptr) {
       throw tb::InputError("--kernel",
                            "'" + af.kernel + "' is not a registered kernel (see `tilegemm list`)");
@@ -984,7 +1011,8 @@ int main(int argc, char** argv) {
   analyze_flags.tile_option =
       analyze->add_option("--tile", analyze_flags.tile, "square tile size T");
   analyze->add_option("--kernel", analyze_flags.kernel,
-                      "take the tile config and op class of this kernel");
+                      "take the tile config and op class of this kernel; auto: the kernel auto "
+                      "picks for the shape, layouts and types (named on stderr)");
   add_dtype_flags(analyze, &analyze_dtype);
   analyze->add_option("--layout-a", analyze_flags.layout_a,
                       "layout of A: row|col (picks --kernel's instance)");
