@@ -495,7 +495,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # Rule discovery data: tilegemm tune over the random shapes of each seed of TUNE_SEEDS
       # (default 5 13 21) in each of TUNE_TYPES (default f32), every candidate timed beside cuBLAS
       # into a scratch cache (${TAG}_tune-random-<type>-s<seed>.json), and beside it auto by the
-      # rules alone on the same shapes (${TAG}_random-rules-<type>-s<seed>.json).
+      # rules alone on the same shapes (${TAG}_random-rules-<type>-s<seed>.json); then
+      # scripts/tune_gaps.py over both (the rules' shortfalls and the classes a rule could take).
       mkdir -p "$R/tunescratch"
       for ab in ${TUNE_TYPES:-f32}; do
         for seed in ${TUNE_SEEDS:-5 13 21}; do
@@ -506,6 +507,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             "${TAG}_random-rules-$ab-s$seed.json"
         done
       done
+      python3 scripts/tune_gaps.py "$R"/*_tune-random-*-s*.json "$R"/*_random-rules-*-s*.json |
+        tee -a "$summary"
       ;;
     skinny)
       # Small M or N against a large N x K (rung 18 beside the other wgmma tiles, auto and cuBLAS):
