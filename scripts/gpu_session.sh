@@ -57,8 +57,10 @@ run_step() {
   return $rc
 }
 
-# The element-type combinations of the wgmma and mma.sync rungs, and of every family.
-WGMMA_TYPES="bf16:bf16 bf16:f32 f16:f16 f16:f32 tf32:f32"
+# The element-type combinations of the 16-bit families, of the wgmma and mma.sync rungs, and of
+# every family.
+SIXTEEN_BIT_TYPES="bf16:bf16 bf16:f32 f16:f16 f16:f32"
+WGMMA_TYPES="$SIXTEEN_BIT_TYPES tf32:f32"
 EVERY_TYPE="f32:f32 $WGMMA_TYPES"
 # verify_matrix NAME GLOB "TYPES" "CASES" SHAPE...: tilegemm verify of the kernels GLOB names over
 # each "A/B dtype:C dtype" of TYPES, five layout mixes and each "beta pads" of CASES (separated by
@@ -113,22 +115,26 @@ sanitize_verify() {
     echo "FAIL $log $tool $ab $lay pad $pad" | tee -a "$summary"
 }
 
-# rung28_checks NAME FILTER CASES TOOLS VERIFY_SHAPES SANITIZE_SHAPES: rung 28's GPU tests (the
-# gtest FILTER), tilegemm verify in its four types and five layout mixes over the "beta pads"
-# CASES and VERIFY_SHAPES, then each sanitizer of TOOLS in bf16 on SANITIZE_SHAPES in two layout
-# mixes, logged as NAME; the counts in the summary.
-rung28_checks() {
-  local name=$1 filter=$2 cases=$3 tools=$4 tool vshapes=() sshapes=()
-  read -ra vshapes <<<"$5"
-  read -ra sshapes <<<"$6"
+# family_checks NAME GLOB TYPES FILTER CASES TOOLS SANITIZE_TYPES VERIFY_SHAPES SANITIZE_SHAPES:
+# a family's GPU tests (the gtest FILTER), tilegemm verify of the kernels GLOB names in each
+# "A/B:C" of TYPES and five layout mixes over the "beta pads" CASES and VERIFY_SHAPES, then each
+# sanitizer of TOOLS in each type of SANITIZE_TYPES on SANITIZE_SHAPES in two layout mixes (col
+# row col at odd pitches, row col row at the least), logged as NAME; the counts in the summary.
+family_checks() {
+  local name=$1 glob=$2 types=$3 filter=$4 cases=$5 tools=$6 san_types=$7 tool ab
+  local vshapes=() sshapes=()
+  read -ra vshapes <<<"$8"
+  read -ra sshapes <<<"$9"
   run_step "${name}_tests" "$TESTBIN/tilegemm_gpu_tests" --gtest_filter="$filter"
   tail -3 "$R/${name}_tests.log" | tee -a "$summary"
-  verify_matrix "$name" 'tiny_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" "$cases" "${vshapes[@]}"
+  verify_matrix "$name" "$glob" "$types" "$cases" "${vshapes[@]}"
   for tool in $tools; do
-    sanitize_verify "sanitize_$name.log" "$tool" 'tiny_mma_*' bf16 "col row col" 1,1,1 \
-      "${sshapes[@]}"
-    sanitize_verify "sanitize_$name.log" "$tool" 'tiny_mma_*' bf16 "row col row" 0,0,0 \
-      "${sshapes[@]}"
+    for ab in $san_types; do
+      sanitize_verify "sanitize_$name.log" "$tool" "$glob" "$ab" "col row col" 1,1,1 \
+        "${sshapes[@]}"
+      sanitize_verify "sanitize_$name.log" "$tool" "$glob" "$ab" "row col row" 0,0,0 \
+        "${sshapes[@]}"
+    done
   done
   grep -c "^ok " "$R/sanitize_$name.log" | sed "s/^/sanitize $name runs clean: /" |
     tee -a "$summary"
@@ -931,7 +937,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # and layout mix with odd pitches (both operands off 16 bytes among them: B copied), split-K
       # and M or K below 8, memcheck and racecheck; then timed beside rung 16's copies and cuBLAS
       # on odd-pitch bf16 shapes of the random seeds and the random shapes of seed 7.
-      verify_matrix residue 'wgmma*_rm' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
+      verify_matrix residue 'wgmma*_rm' "$SIXTEEN_BIT_TYPES" \
         "0 0,0,0;0.5 1,3,2;0 1,1,1;0 3,5,7;0 0,4,0" 1x1x1 7x9x13 5x300x7 33x65x17 65x129x200 \
         16x300x1000 129x65x1537 31x32x7791 257x263x129 1000x37x999
       sanitize_bf16_mixes residue 'wgmma*_rm' 100x200x300 33x1000x77 5x70x9
@@ -968,7 +974,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       run_step small_mma_tests "$TESTBIN/tilegemm_gpu_tests" \
         --gtest_filter='*KernelSweep*/small_mma*:*SmallProducts*:*SplitKResultsAreBitIdentical*'
       tail -3 "$R/small_mma_tests.log" | tee -a "$summary"
-      verify_matrix small_mma 'small_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
+      verify_matrix small_mma 'small_mma_*' "$SIXTEEN_BIT_TYPES" \
         "0 0,0,0;0.5 1,3,2;0 3,5,7" 1x1x1 7x9x13 5x300x7 33x65x2637 65x129x200 300x31x777 \
         129x65x1537 24x28x7791 1876x94x471 3358x503x91
       sanitize_bf16_mixes small_mma 'small_mma_*' 100x200x300 33x40x4077 130x70x9
@@ -989,7 +995,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       run_step thin_k_mma_tests "$TESTBIN/tilegemm_gpu_tests" \
         --gtest_filter='*KernelSweep*/thin_k_mma*:*ThinKMma*'
       tail -3 "$R/thin_k_mma_tests.log" | tee -a "$summary"
-      verify_matrix thin_k_mma 'thin_k_mma_*' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
+      verify_matrix thin_k_mma 'thin_k_mma_*' "$SIXTEEN_BIT_TYPES" \
         "0.5 0,0,0;0.5 1,3,2;0 1,1,1;0 3,5,7" 1x1x1 7x9x13 1000x1000x7 777x1025x32 4097x300x33 \
         65x129x40 130x17x64 863x5519x27 129x255x48 3404x573x16
       sanitize_bf16_mixes thin_k_mma 'thin_k_mma_*' 100x200x30 333x129x64 5x70x9
@@ -1367,8 +1373,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # pitches: ${TAG}_tiny-mma-<rep>-shapes-<layouts>-<pads>.json) and on the random bf16 shapes
       # of TINY_SEEDS (default 7 3 11 5 13 21 17 29 41), TINY_REPS times (default 2):
       # ${TAG}_tiny-mma-<rep>-random-bf16-s<seed>.json.
-      rung28_checks tiny_mma '*KernelSweep*/tiny_mma*:*SmallProducts*:*ShortSplitKIsOneCluster*' \
-        "0 0,0,0;0.5 1,3,2;0 3,5,7" "memcheck racecheck synccheck" \
+      family_checks tiny_mma 'tiny_mma_*' "$SIXTEEN_BIT_TYPES" \
+        '*KernelSweep*/tiny_mma*:*SmallProducts*:*ShortSplitKIsOneCluster*' \
+        "0 0,0,0;0.5 1,3,2;0 3,5,7" "memcheck racecheck synccheck" bf16 \
         "1x1x1 7x9x13 5x300x7 33x65x2637 65x129x200 300x31x777 129x65x1537 24x28x7791 89x20x170 \
         2768x18x264" "100x200x300 33x40x4077 130x70x9"
       tiny_shapes=()
@@ -1405,8 +1412,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # suite's rung 28 tests, tilegemm verify in its four types and five layout mixes at 16-byte
       # and odd pitches with beta 0 and 0.5 (K of 1..33 over few and many tiles), memcheck and
       # racecheck in bf16.
-      rung28_checks tiny_solo '*KernelSweep*/tiny_mma*:*SmallProducts*:*TinyProducts*' \
-        "0 0,0,0;0.5 1,3,2" "memcheck racecheck" \
+      family_checks tiny_solo 'tiny_mma_*' "$SIXTEEN_BIT_TYPES" \
+        '*KernelSweep*/tiny_mma*:*SmallProducts*:*TinyProducts*' "0 0,0,0;0.5 1,3,2" \
+        "memcheck racecheck" bf16 \
         "1x1x1 7x9x13 860x438x5 6174x8x12 35x6945x26 123x3900x2 4337x2x18 504x700x32 40x70x33" \
         "860x438x5 33x40x31 7x9x13"
       ;;
@@ -1464,22 +1472,11 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # layouts (${TAG}_narrow-wide-seeds-<layouts>.json) and a grid of width x wide side x K in
       # the two read classes at 16-byte and odd pitches (${TAG}_narrow-wide-grid-<pads>-<layouts>
       # .json; the runs of 2026-11-28 named them <layouts>-<pads>).
-      run_step narrow_wide_tests "$TESTBIN/tilegemm_gpu_tests" \
-        --gtest_filter='*KernelSweep*/narrow*:*Narrow*:*StreamSplitK*'
-      tail -3 "$R/narrow_wide_tests.log" | tee -a "$summary"
-      NW_SHAPES="4096x7x1000 3x4096x1000 5169x16x1413 32x4533x1297 10x523x6931 300x31x777 \
-        129x25x70 35x5x5919 2000x32x3 1x1x1"
-      verify_matrix narrow_wide 'narrow_*' "$EVERY_TYPE" "0 0,0,0;0.5 1,3,2;0 2,2,2" $NW_SHAPES
-      for tool in memcheck racecheck; do
-        for ab in bf16 f32; do
-          sanitize_verify sanitize_narrow_wide.log "$tool" 'narrow_*' "$ab" "col row col" 1,1,1 \
-            1169x16x413 32x453x1297 300x31x777 129x25x70
-          sanitize_verify sanitize_narrow_wide.log "$tool" 'narrow_*' "$ab" "row col row" 0,0,0 \
-            1169x16x413 32x453x1297 300x31x777 129x25x70
-        done
-      done
-      grep -c "^ok " "$R/sanitize_narrow_wide.log" | sed "s/^/sanitize narrow_wide runs clean: /" |
-        tee -a "$summary"
+      family_checks narrow_wide 'narrow_*' "$EVERY_TYPE" \
+        '*KernelSweep*/narrow*:*Narrow*:*StreamSplitK*' "0 0,0,0;0.5 1,3,2;0 2,2,2" \
+        "memcheck racecheck" "bf16 f32" \
+        "4096x7x1000 3x4096x1000 5169x16x1413 32x4533x1297 10x523x6931 300x31x777 129x25x70 \
+        35x5x5919 2000x32x3 1x1x1" "1169x16x413 32x453x1297 300x31x777 129x25x70"
       XN='auto,narrow_n8,narrow_n16'
       TILEGEMM_TUNE_CACHE=off bench_by_layout narrow_wide_seeds "$XN" narrow-wide-seeds \
         "col row col:32x4533x1297 5169x16x1413 22x2501x5639 1733x31x375" \
@@ -1511,7 +1508,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # vectors of a short K in five layout mixes: ${TAG}_naive16-<layouts>.json.
       run_step naive16_tests "$TESTBIN/tilegemm_gpu_tests" --gtest_filter='*KernelSweep*/naive*'
       tail -3 "$R/naive16_tests.log" | tee -a "$summary"
-      verify_matrix naive16 'naive' "bf16:bf16 bf16:f32 f16:f16 f16:f32" \
+      verify_matrix naive16 'naive' "$SIXTEEN_BIT_TYPES" \
         "0 0,0,0;0.5 1,3,2" 1x1x1 5x3x2 1287x1x3 436x2x22 300x200x50 33x65x700
       N16="1287x1x3 436x2x22 5x204x22 52x1x2 4x144x2 12x3482x1 1210x28x2 10x725x2 22x72x4 \
         8x44x7 106x5x2 1x7574x1 1x15x11 500x1x6 58x9x67 12x47x77 64x35x6 28x56x3"

@@ -150,8 +150,8 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
 #pragma unroll 4
       for (std::int64_t kk = k0 + lane * V; kk < whole; kk += 32 * V) {
         float av[V], xv[V];
-        L::vec(load_stream(a + kk), av);
-        L::vec(*reinterpret_cast<const uint4*>(x + kk), xv);
+        L::vec(load_piece<16>(a + kk), av);
+        L::vec(load_piece<16, false>(x + kk), xv);
 #pragma unroll
         for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
       }
@@ -496,26 +496,18 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
 // The problem as the kernels see it: N = 1 (an M = 1 problem mirrored).
 Problem as_column(const Problem& p) { return p.n == 1 ? p : views::mirrored(p); }
 
-// The column kernel's W for A (q as the kernels see it): the widest of 16, 8 and 4 bytes, at
-// least an element, that A's base and pitch align; 0 where none does (element loads: the W = 16
-// kernel with g.vec clear: an instance of its own without the piece path ran slower there,
-// docs/perf-notes.md, "Rung 17's pitch classes").
-int piece_width(const Problem& q) {
+// The kernel's W (q as the kernels see it): the widest of 16, 8 and 4 bytes, at least an
+// element, that A's base and pitch align, and for the row kernel (`rows`) x's base too, x
+// contiguous, and in fp32 16 bytes only (its rows in 8- or 4-byte pieces measured slower than its
+// element loop on mid-sized rows: docs/perf-notes.md, "Rung 17's row kernel by pitch class"); 0
+// where none does (element loads, in the W = 16 kernel with g.vec clear: an instance of its own
+// without the piece path ran slower there, docs/perf-notes.md, "Rung 17's pitch classes").
+int piece_width(const Problem& q, bool rows) {
+  if (rows && strides_of(q.b.layout, q.b.ld).row != 1) return 0;
+  const int elem = static_cast<int>(dtype_bytes(q.a.dtype));
+  const int narrowest = rows && elem == 4 ? 16 : elem;
   for (int w : {16, 8, 4}) {
-    if (w >= static_cast<int>(dtype_bytes(q.a.dtype)) && views::aligned(q.a, w)) return w;
-  }
-  return 0;
-}
-
-// The row kernel's W: the widest of 16, 8 and 4 bytes (fp32: 16 only) that A's base and pitch
-// and x's base align, x contiguous; 0 where none does (element loads, in the W = 16 kernel with
-// g.vec clear, as the column kernel's). fp32 rows in 8- or 4-byte pieces measured slower than its
-// element loop on mid-sized rows (docs/perf-notes.md, "Rung 17's row kernel by pitch class").
-int row_piece_width(const Problem& q) {
-  if (strides_of(q.b.layout, q.b.ld).row != 1) return 0;
-  for (int w : {16, 8, 4}) {
-    if ((w == 16 || dtype_bytes(q.a.dtype) == 2) && views::aligned(q.a, w) &&
-        views::aligned(q.b.data, w)) {
+    if (w >= narrowest && views::aligned(q.a, w) && (!rows || views::aligned(q.b.data, w))) {
       return w;
     }
   }
@@ -578,7 +570,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.y = q.c.data;
   g.incy = strides_of(q.c.layout, q.c.ld).row;
   const bool rows = views::a_k_contiguous(q);
-  const int w = rows ? row_piece_width(q) : piece_width(q);  // the kernel's load width
+  const int w = piece_width(q, rows);  // the kernel's load width
   g.vec = w > 0;
   // Row-major: a warp per row, splits of at least one unrolled round of vectors per lane, whole
   // lane-rounds; column-major: a block per 64 V rows, splits of at least one unrolled round of
@@ -637,11 +629,11 @@ cudaError_t launch_gemv(const Problem& p, cudaStream_t stream) {
 const void* device_function_gemv(const Problem& p) {
   const Problem q = as_column(p);
   const bool rows = views::a_k_contiguous(q);
+  const int w = piece_width(q, rows);
   return with_types(p.types(), [&](auto e, auto ct) {
     using E = typename decltype(e)::type;
     using CT = typename decltype(ct)::type;
-    return rows ? kernel_address(rows_kernel<E, CT>(row_piece_width(q)))
-                : kernel_address(cols_kernel<E, CT>(piece_width(q)));
+    return rows ? kernel_address(rows_kernel<E, CT>(w)) : kernel_address(cols_kernel<E, CT>(w));
   });
 }
 

@@ -27,12 +27,16 @@ class Fp32MathScope {
   Fp32Math saved_;
 };
 
-// The fp32 kernel auto takes for A, B and C in these layouts, under this fp32 math.
+// The fp32 kernel auto takes for A, B and C in these layouts, under this fp32 math, the bases
+// `offset` floats past 16-byte alignment and each leading dimension `pad` elements past its least.
 std::string chosen_in(std::int64_t m, std::int64_t n, std::int64_t k, Layout la, Layout lb,
-                      Layout lc, Fp32Math math, int offset = 0) {
+                      Layout lc, Fp32Math math, int offset = 0, std::int64_t pad = 0) {
   const Fp32MathScope scope(math);
-  const Problem p = Problem::make(m, n, k, g_buf + offset, g_buf + offset, g_buf + offset, 1.0f,
-                                  0.0f, la, lb, lc);
+  Problem p = Problem::make(m, n, k, g_buf + offset, g_buf + offset, g_buf + offset, 1.0f, 0.0f, la,
+                            lb, lc);
+  p.a.ld += pad;
+  p.b.ld += pad;
+  p.c.ld += pad;
   const KernelInfo* kernel = select_kernel(p);
   return kernel == nullptr ? "(none)" : kernel->name;
 }
@@ -544,17 +548,11 @@ TEST(AutoRule, FiveToEightColumnsAgainstALongKInF32TakeNarrowN8) {
 // side's leading dimension not a multiple of 4) takes its 16-column kernel; a 16-byte pitch, the
 // wide operand K-contiguous, 8 or 17 columns, or K = 1023 do not.
 TEST(AutoRule, NineToSixteenColumnsReadDownColumnsInF32TakeNarrowN16) {
-  // On sm_90 under three tf32 products (the default), C row-major, each leading dimension `pad`
+  // Under three tf32 products (the default on sm_90), C row-major, each leading dimension `pad`
   // elements past its least.
-  const Fp32MathScope scope(Fp32Math::kThreeTf32);
-  auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, Layout la, Layout lb,
-                  std::int64_t pad) {
-    Problem p = Problem::make(m, n, k, g_buf, g_buf, g_buf, 1.0f, 0.0f, la, lb, Layout::kRowMajor);
-    p.a.ld += pad;
-    p.b.ld += pad;
-    p.c.ld += pad;
-    const KernelInfo* kernel = select_kernel(p, 90);
-    return kernel == nullptr ? std::string("(none)") : kernel->name;
+  auto pick = [](std::int64_t m, std::int64_t n, std::int64_t k, Layout la, Layout lb,
+                 std::int64_t pad) {
+    return chosen_in(m, n, k, la, lb, Layout::kRowMajor, Fp32Math::kThreeTf32, 0, pad);
   };
   const Layout col = Layout::kColMajor;
   const Layout row = Layout::kRowMajor;

@@ -433,10 +433,18 @@ TEST(Library, SplitKResultsAreBitIdenticalAcrossRuns) {
   EXPECT_GT(checked, 0) << "no split-K kernel ran: the shapes above no longer reach one";
 }
 
-// The cluster size (blocks) of each kernel one gemm() call of `kernel` enqueues on `stream`, 1 for
-// a launch without clusters, in a graph capture. The call runs once before the capture, so that
-// the capture finds its workspace allocated.
-std::vector<int> kernel_clusters(const Problem& p, const std::string& kernel, cudaStream_t stream) {
+// The launch shape of a kernel node: its cluster size (blocks; 1 without clusters) and its
+// threads per block.
+struct LaunchShape {
+  int cluster = 1;
+  unsigned threads = 0;
+};
+
+// The launch shape of each kernel one gemm() call of `kernel` enqueues on `stream`, in a graph
+// capture. The call runs once before the capture, so that the capture finds its workspace
+// allocated.
+std::vector<LaunchShape> kernel_launches(const Problem& p, const std::string& kernel,
+                                         cudaStream_t stream) {
   EXPECT_TRUE(gemm(p, kernel, stream).ok());
   EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   cudaGraph_t graph = nullptr;
@@ -449,7 +457,7 @@ std::vector<int> kernel_clusters(const Problem& p, const std::string& kernel, cu
   EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &count), cudaSuccess);
   std::vector<cudaGraphNode_t> nodes(count);
   EXPECT_EQ(cudaGraphGetNodes(graph, nodes.data(), &count), cudaSuccess);
-  std::vector<int> clusters;
+  std::vector<LaunchShape> launches;
   for (cudaGraphNode_t node : nodes) {
     cudaGraphNodeType type{};
     EXPECT_EQ(cudaGraphNodeGetType(node, &type), cudaSuccess);
@@ -457,11 +465,25 @@ std::vector<int> kernel_clusters(const Problem& p, const std::string& kernel, cu
     cudaKernelNodeAttrValue v{};
     EXPECT_EQ(cudaGraphKernelNodeGetAttribute(node, cudaKernelNodeAttributeClusterDimension, &v),
               cudaSuccess);
-    clusters.push_back(
-        static_cast<int>(std::max(1u, v.clusterDim.x) * std::max(1u, v.clusterDim.y) *
-                         std::max(1u, v.clusterDim.z)));
+    cudaKernelNodeParams params{};
+    EXPECT_EQ(cudaGraphKernelNodeGetParams(node, &params), cudaSuccess);
+    LaunchShape shape;
+    shape.cluster = static_cast<int>(std::max(1u, v.clusterDim.x) * std::max(1u, v.clusterDim.y) *
+                                     std::max(1u, v.clusterDim.z));
+    shape.threads = params.blockDim.x * params.blockDim.y * params.blockDim.z;
+    launches.push_back(shape);
   }
   EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  return launches;
+}
+
+// The cluster size (blocks) of each kernel one gemm() call of `kernel` enqueues on `stream`, 1 for
+// a launch without clusters.
+std::vector<int> kernel_clusters(const Problem& p, const std::string& kernel, cudaStream_t stream) {
+  std::vector<int> clusters;
+  for (const LaunchShape& shape : kernel_launches(p, kernel, stream)) {
+    clusters.push_back(shape.cluster);
+  }
   return clusters;
 }
 
@@ -697,34 +719,6 @@ TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
   EXPECT_GT(checked, 0) << "no small-product kernel ran";
 }
 
-// The threads per block of the one kernel one gemm() call of `kernel` enqueues on `stream` (0
-// where it enqueues none or several).
-unsigned kernel_block_threads(const Problem& p, const std::string& kernel, cudaStream_t stream) {
-  cudaGraph_t graph = nullptr;
-  EXPECT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
-  const Status launched = gemm(p, kernel, stream);
-  EXPECT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
-  EXPECT_TRUE(launched.ok()) << launched.message();
-  if (graph == nullptr) return 0;
-  std::size_t count = 0;
-  EXPECT_EQ(cudaGraphGetNodes(graph, nullptr, &count), cudaSuccess);
-  std::vector<cudaGraphNode_t> nodes(count);
-  EXPECT_EQ(cudaGraphGetNodes(graph, nodes.data(), &count), cudaSuccess);
-  unsigned threads = 0;
-  int kernels = 0;
-  for (cudaGraphNode_t node : nodes) {
-    cudaGraphNodeType type{};
-    EXPECT_EQ(cudaGraphNodeGetType(node, &type), cudaSuccess);
-    if (type != cudaGraphNodeTypeKernel) continue;
-    cudaKernelNodeParams params{};
-    EXPECT_EQ(cudaGraphKernelNodeGetParams(node, &params), cudaSuccess);
-    threads = params.blockDim.x * params.blockDim.y * params.blockDim.z;
-    ++kernels;
-  }
-  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
-  return kernels == 1 ? threads : 0;
-}
-
 // Rung 28 computes a product whose K fits one chunk (K <= 32) with one warp a block, C stored from
 // its accumulators (no shared memory, no barrier), and a longer K with eight warps a block. Both
 // must be right in every type with beta != 0 at odd pitches and both C layouts, bit-identical on
@@ -764,7 +758,9 @@ TEST(Library, TinyProductsOfOneChunkAreOneWarpABlock) {
       if (spec.beta == 0.0f) {
         ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, tiny->name));
       }
-      EXPECT_EQ(kernel_block_threads(tb.problem(), tiny->name, stream), threads);
+      const std::vector<LaunchShape> launches = kernel_launches(tb.problem(), tiny->name, stream);
+      ASSERT_EQ(launches.size(), 1u);
+      EXPECT_EQ(launches[0].threads, threads);
     }
   }
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);

@@ -529,10 +529,24 @@ struct AnalyzeFlags {
   CLI::Option* tile_option = nullptr;
 };
 
-// `auto`'s kernel for an analyze request's problem (operands at a 16-byte base and their natural
-// pitch, beta 0, as bench's shapes): with a GPU, as a call there resolves it (the tune table for
-// that GPU, then the rules); without one, by the rules for a 132-SM sm_90 GPU, so only for
-// --device h100 or h200. The choice goes to stderr; machine formats keep stdout to the report.
+// An analyze request's problem as bench lays out its case (tb::case_problem): operands at a
+// 16-byte base (no memory behind them) and their natural pitch, beta 0.
+tilegemm::Problem problem_of(const ta::AnalyzeRequest& request) {
+  tilegemm::CaseSpec spec;
+  spec.m = request.size.m;
+  spec.n = request.size.n;
+  spec.k = request.size.k;
+  spec.types = request.types;
+  spec.la = request.la;
+  spec.lb = request.lb;
+  spec.lc = request.lc;
+  return tb::case_problem(spec);
+}
+
+// `auto`'s kernel for an analyze request's problem: with a GPU, as a call there resolves it (the
+// tune table for that GPU, then the rules); without one, by the rules for a 132-SM sm_90 GPU, so
+// only for --device h100 or h200. The choice goes to stderr; machine formats keep stdout to the
+// report.
 const tilegemm::KernelInfo* auto_kernel(const ta::AnalyzeRequest& request,
                                         const std::string& device) {
   const bool gpu = tilegemm::cuda_device_count() > 0;
@@ -541,10 +555,7 @@ const tilegemm::KernelInfo* auto_kernel(const ta::AnalyzeRequest& request,
                          "'auto' without a GPU is resolved by the rules of a 132-SM sm_90 GPU: "
                          "give --device h100 or h200");
   }
-  const ta::GemmSize& size = request.size;
-  const tilegemm::Problem problem =
-      tilegemm::Problem::make_typed(size.m, size.n, size.k, request.types, nullptr, nullptr,
-                                    nullptr, 1.0f, 0.0f, request.la, request.lb, request.lc);
+  const tilegemm::Problem problem = problem_of(request);
   const tilegemm::KernelInfo* kernel =
       gpu ? tilegemm::select_kernel(problem) : tilegemm::select_kernel(problem, 90);
   if (kernel == nullptr) throw tb::InputError("--kernel", "'auto' has no kernel for this problem");
@@ -596,10 +607,7 @@ int run_analyze(const CaseFlags& cf, const DtypeFlags& df, const AnalyzeFlags& a
   if (request.kernel != nullptr && tilegemm::cuda_device_count() > 0) {
     const std::optional<tilegemm::DeviceInfo> device = tilegemm::current_device();
     const std::string gpu = device ? device->name : std::string("the current GPU");
-    const ta::GemmSize& size = request.size;
-    const tilegemm::Problem problem =
-        tilegemm::Problem::make_typed(size.m, size.n, size.k, request.types, nullptr, nullptr,
-                                      nullptr, 1.0f, 0.0f, request.la, request.lb, request.lc);
+    const tilegemm::Problem problem = problem_of(request);
     const void* function =
         request.kernel->device_function ? request.kernel->device_function(problem) : nullptr;
     if (const auto attr = tilegemm::function_attributes(function)) {

@@ -200,7 +200,6 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
         }
       }
     }
-    return;
   } else {
     __shared__ __align__(16) float red[kWarps][BM * kRedLine];
     if (k_begin < k_end) {
@@ -271,17 +270,18 @@ bool can_implement_tiny_mma(const Problem& p) {
   return views::dims_fit_int(q, 2 * 16 * kSteps) && views::linear_tile_grid_fits(q, BM, BN);
 }
 
-// An instantiation and the runtime's answers on its clusters (asked once per device and kept:
-// cluster::ClusterFit), one pair per kernel.
+// An instantiation, whether it is the one-warp kernel, and the runtime's answers on its clusters
+// (asked once per device and kept: cluster::ClusterFit), one per kernel.
 struct Instance {
   void (*fn)(TinyMmaArgs);
+  bool solo;
   cluster::ClusterFit* fit;
 };
 
 template <class Op, class CT, bool A_K, bool B_K, bool Solo>
 Instance instance() {
   static cluster::ClusterFit fit;
-  return {&tiny_mma_kernel<Op, CT, A_K, B_K, Solo>, &fit};
+  return {&tiny_mma_kernel<Op, CT, A_K, B_K, Solo>, Solo, &fit};
 }
 
 // K a block takes whole, and K a cluster's block takes: a warp's slice of one chunk (kSteps k16
@@ -323,9 +323,8 @@ cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
     cluster::plan_resident(sp, tiles, q.k, 16 * kWarps, 16 * kWarps, ceil_div(q.k, kClusterSplitK),
                            kernel_address(kernel.fn), kThreads, *kernel.fit);
   }
-  const bool solo = q.k <= kSolo;
-  g.k_block = solo ? static_cast<int>(kSolo) : sp.k_chunk;
-  g.k_warp = solo ? static_cast<int>(kSolo) : sp.k_chunk / kWarps;
+  g.k_block = kernel.solo ? static_cast<int>(kSolo) : sp.k_chunk;
+  g.k_warp = kernel.solo ? static_cast<int>(kSolo) : sp.k_chunk / kWarps;
   // A K-contiguous operand's pairs load as one word where its base and pitch are 4-byte aligned
   // (an M- or N-contiguous operand's pairs are two element loads either way).
   const bool a_k_contig = q.a.layout == Layout::kRowMajor;
@@ -335,7 +334,7 @@ cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
   return cluster::launch(kernel.fn,
                          dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)),
-                         solo ? 32 : kThreads, stream, sp.splits > 1, g);
+                         kernel.solo ? 32 : kThreads, stream, sp.splits > 1, g);
 }
 
 }  // namespace
