@@ -1468,8 +1468,10 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # the GPU suite's narrow tests (the sweep, both read classes, the split in one launch);
       # tilegemm verify in every type, five layout mixes, 16-byte, 4-byte and odd pitches, beta 0
       # and 0.5; memcheck and racecheck in bf16 and fp32; then narrow_n8 and _n16 beside auto by
-      # its rules and cuBLAS on fp32 products of 5..32 columns: the random seeds' rows in their
-      # layouts (${TAG}_narrow-wide-seeds-<layouts>.json) and a grid of width x wide side x K in
+      # its rules and cuBLAS (NW_KERNELS: an experiment build's kernels too, as in perf-notes.md's
+      # "Rung 21 past 16 columns") on fp32 products of 5..40 columns (NW_WIDTHS): the random
+      # seeds' rows in their layouts (${TAG}_narrow-wide-seeds-<layouts>.json) and a grid of
+      # width x wide side x K in
       # the two read classes at 16-byte and odd pitches (${TAG}_narrow-wide-grid-<pads>-<layouts>
       # .json; the runs of 2026-11-28 named them <layouts>-<pads>).
       family_checks narrow_wide 'narrow_*' "$EVERY_TYPE" \
@@ -1477,14 +1479,16 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "memcheck racecheck" "bf16 f32" \
         "4096x7x1000 3x4096x1000 5169x16x1413 32x4533x1297 10x523x6931 300x31x777 129x25x70 \
         35x5x5919 2000x32x3 1x1x1" "1169x16x413 32x453x1297 300x31x777 129x25x70"
-      XN='auto,narrow_n8,narrow_n16'
+      XN=${NW_KERNELS:-auto,narrow_n8,narrow_n16}
       TILEGEMM_TUNE_CACHE=off bench_by_layout narrow_wide_seeds "$XN" narrow-wide-seeds \
-        "col row col:32x4533x1297 5169x16x1413 22x2501x5639 1733x31x375" \
-        "row row col:10x5235x6931 7135x8x56" "row col row:6x7043x176 6x2834x1188" \
-        "col col row:2491x31x3012 2222x5x1091 2369x7x144" "col col col:14x5273x1186 375x5x2054" \
-        "col row row:1807x9x5441 17x174x3167 35x5x5919 63x2318x3586"
+        "col row col:32x4533x1297 5169x16x1413 22x2501x5639 1733x31x375 6685x33x6294 \
+        31x1026x3739" "row row col:10x5235x6931 7135x8x56" \
+        "row col row:6x7043x176 6x2834x1188" "col col row:2491x31x3012 2222x5x1091 2369x7x144" \
+        "col col col:14x5273x1186 375x5x2054" \
+        "col row row:1807x9x5441 17x174x3167 35x5x5919 63x2318x3586" \
+        "row row row:19x5195x4782 5891x29x4519"
       nw_grid=""
-      for w in 6 12 16 24 32; do
+      for w in ${NW_WIDTHS:-6 12 16 20 24 32 40}; do
         for wide in 1500 6000; do
           for k in 300 1200 5000; do nw_grid+=" ${w}x${wide}x$k"; done
         done
