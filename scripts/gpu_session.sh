@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        gemv-rows, ncu-tiny, tiny-solo, tune-seeds, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
+#        gemv-rows, ncu-tiny, tiny-solo, tiny-m16, tune-seeds, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
@@ -1417,6 +1417,18 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "memcheck racecheck" bf16 \
         "1x1x1 7x9x13 860x438x5 6174x8x12 35x6945x26 123x3900x2 4337x2x18 504x700x32 40x70x33" \
         "860x438x5 33x40x31 7x9x13"
+      ;;
+    tiny-m16)
+      # Rung 28's 16-row tiles where C (as a row-major C) has at most 16 rows (perf-notes.md,
+      # "Rung 28's 16-row tiles"): the GPU suite's rung 28 tests, tilegemm verify in its four
+      # types and five layout mixes (M or N of at most 16 in both C layouts) at 16-byte and odd
+      # pitches with beta 0 and 0.5 (one warp, eight warps and a cluster), memcheck, racecheck and
+      # synccheck in bf16.
+      family_checks tiny_m16 'tiny_mma_*' "$SIXTEEN_BIT_TYPES" \
+        '*KernelSweep*/tiny_mma*:*SmallProducts*:*TinyProducts*:*ShortSplitKIsOneCluster*' \
+        "0 0,0,0;0.5 1,3,2" "memcheck racecheck synccheck" bf16 \
+        "12x47x77 58x9x67 16x103x1440 9x58x67 16x16x600 5x300x2000 1x1x1 16x33x64 3x5000x40 \
+        15x900x700 17x40x70 7x9x13" "12x47x77 16x103x1440 9x58x67"
       ;;
     ab-random)
       # This build against $BIN/tilegemm_old on the issue's random shapes: auto by its rules

@@ -45,7 +45,6 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int BM = 32;            // C rows per block
 constexpr int BN = 32;            // C columns per block
-constexpr int kMf = BM / 16;      // m16 fragments per warp
 constexpr int kNf = BN / 8;       // n8 fragments per warp
 constexpr int kSteps = 2;         // k16 steps whose fragments load together (32 k)
 constexpr int kRedLine = BN + 8;  // floats per row of a warp's partial tile (float2 stores spread)
@@ -62,8 +61,9 @@ struct TinyMmaArgs : StridedProblem {
 // values (lo, hi), or as one 32-bit word in lo (hi zero). They are combined only once every load
 // of the chunk is issued: combining each pair as it arrives made the warp wait for every load in
 // turn (the combination sat in the load's branch, before the next load).
+template <int MF>
 struct RawStep {
-  std::uint32_t a_lo[kMf][4], a_hi[kMf][4];
+  std::uint32_t a_lo[MF][4], a_hi[MF][4];
   std::uint32_t b_lo[kNf][2], b_hi[kNf][2];
 };
 
@@ -89,15 +89,17 @@ __device__ __forceinline__ void load_pair(const std::uint16_t* p, std::int64_t k
 /// @tparam A_K  A is K-contiguous (row-major); else M-contiguous
 /// @tparam B_K  B is K-contiguous (column-major); else N-contiguous
 /// @tparam Solo one warp a block, K within one chunk (kSolo): C straight from its accumulators
-template <class Op, class CT, bool A_K, bool B_K, bool Solo>
+/// @tparam TM   C rows a block: BM, or 16 where M is at most 16 (half the A fragments to load)
+template <class Op, class CT, bool A_K, bool B_K, bool Solo, int TM>
 __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs g) {
+  constexpr int kTileMf = TM / 16;  // m16 fragments per warp
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const int lane = tid % 32;
   const int gq = lane / 4;  // the fragment's row (A, C) or column (B) within 8
   const int tq = lane % 4;  // the fragment's k pair (A, B) or column pair (C)
   const int tile = static_cast<int>(blockIdx.x);
-  const int m0 = (tile / g.tiles_n) * BM;
+  const int m0 = (tile / g.tiles_n) * TM;
   const int n0 = (tile % g.tiles_n) * BN;
   const int k_base = static_cast<int>(blockIdx.y) * g.k_block;  // the block's split of K
   const int k_begin = k_base + warp * g.k_warp;
@@ -111,12 +113,12 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
   // line past M (N) reads nothing.
   const std::uint16_t* const a = static_cast<const std::uint16_t*>(g.a);
   const std::uint16_t* const b = static_cast<const std::uint16_t*>(g.b);
-  const std::uint16_t* pa[kMf][2];
+  const std::uint16_t* pa[kTileMf][2];
   const std::uint16_t* pb[kNf];
-  bool a_in[kMf][2];
+  bool a_in[kTileMf][2];
   bool b_in[kNf];
 #pragma unroll
-  for (int i = 0; i < kMf; ++i) {
+  for (int i = 0; i < kTileMf; ++i) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = m0 + 16 * i + 8 * h + gq;
@@ -133,10 +135,10 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
 
   // The loads of the k16 step at k0: A's registers (rows +0, +8) x (k +0, +8), B's (k +0, +8),
   // each an element pair at k0 + 2 tq + {0, 8}; a line past M (N) has no K (k_end 0).
-  const auto load_step = [&](RawStep& r, int k0) {
+  const auto load_step = [&](RawStep<kTileMf>& r, int k0) {
     const int k = k0 + 2 * tq;
 #pragma unroll
-    for (int i = 0; i < kMf; ++i) {
+    for (int i = 0; i < kTileMf; ++i) {
 #pragma unroll
       for (int q = 0; q < 4; ++q) {
         const int h = q % 2;
@@ -155,11 +157,11 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
       }
     }
   };
-  const auto mma_step = [&](float(&acc)[kMf][kNf][4], const RawStep& r) {
-    std::uint32_t a[kMf][4];
+  const auto mma_step = [&](float(&acc)[kTileMf][kNf][4], const RawStep<kTileMf>& r) {
+    std::uint32_t a[kTileMf][4];
     std::uint32_t b[kNf][2];
 #pragma unroll
-    for (int i = 0; i < kMf; ++i) {
+    for (int i = 0; i < kTileMf; ++i) {
 #pragma unroll
       for (int q = 0; q < 4; ++q) a[i][q] = r.a_lo[i][q] | (r.a_hi[i][q] << 16);
     }
@@ -169,17 +171,17 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
       for (int q = 0; q < 2; ++q) b[j][q] = r.b_lo[j][q] | (r.b_hi[j][q] << 16);
     }
 #pragma unroll
-    for (int i = 0; i < kMf; ++i) {
+    for (int i = 0; i < kTileMf; ++i) {
 #pragma unroll
       for (int j = 0; j < kNf; ++j) Op::mma(acc[i][j], a[i], b[j]);
     }
   };
 
-  float acc[kMf][kNf][4] = {};
+  float acc[kTileMf][kNf][4] = {};
   CT* const c = static_cast<CT*>(g.c);
   if constexpr (Solo) {
     // The whole K in one round of loads; no shared memory, no barrier (a block of one warp).
-    RawStep raw[kSteps];
+    RawStep<kTileMf> raw[kSteps];
 #pragma unroll
     for (int s = 0; s < kSteps; ++s) load_step(raw[s], 16 * s);
 #pragma unroll
@@ -187,7 +189,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
     const int cols_left = g.n - n0;
     const bool vec2 = g.c_pairs != 0;
 #pragma unroll
-    for (int i = 0; i < kMf; ++i) {
+    for (int i = 0; i < kTileMf; ++i) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int row = m0 + 16 * i + 8 * h + gq;
@@ -201,12 +203,12 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
       }
     }
   } else {
-    __shared__ __align__(16) float red[kWarps][BM * kRedLine];
+    __shared__ __align__(16) float red[kWarps][TM * kRedLine];
     if (k_begin < k_end) {
       // A chunk of kSteps k16 steps: every load issued, then the products (one round trip a chunk).
 #pragma unroll 1
       for (int k0 = k_begin; k0 < k_end; k0 += 16 * kSteps) {
-        RawStep raw[kSteps];
+        RawStep<kTileMf> raw[kSteps];
 #pragma unroll
         for (int s = 0; s < kSteps; ++s) load_step(raw[s], k0 + 16 * s);
 #pragma unroll
@@ -214,7 +216,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
       }
       // The warp's partial tile: accumulator pair (row 16 i + 8 h + gq, columns 8 j + 2 tq, +1).
 #pragma unroll
-      for (int i = 0; i < kMf; ++i) {
+      for (int i = 0; i < kTileMf; ++i) {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
 #pragma unroll
@@ -233,8 +235,9 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
     const int busy = max(0, min(kWarps, (g.k - k_base + g.k_warp - 1) / g.k_warp));
     const int r = tid / (BN / 4);
     const int col = 4 * (tid % (BN / 4));
+    const bool in_tile = TM == BM || r < TM;  // a 16-row tile's rows: the first 128 threads
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (int w = 0; w < busy; ++w) {
+    for (int w = 0; in_tile && w < busy; ++w) {
       const float4 v = *reinterpret_cast<const float4*>(&red[w][r * kRedLine + col]);
       sum.x += v.x;
       sum.y += v.y;
@@ -244,9 +247,9 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
     if (gridDim.y > 1) {
       // K split over the cluster: the block's tile, then the blocks' tiles added in split order
       // through distributed shared memory (cluster_split.cuh), each output written once.
-      __shared__ __align__(16) float mine[BM * BN];
-      *reinterpret_cast<float4*>(&mine[r * BN + col]) = sum;
-      cluster::sum_over_cluster(mine, BM * BN, [&](int e, float s) {
+      __shared__ __align__(16) float mine[TM * BN];
+      if (in_tile) *reinterpret_cast<float4*>(&mine[r * BN + col]) = sum;
+      cluster::sum_over_cluster(mine, TM * BN, [&](int e, float s) {
         const int row = m0 + e / BN;
         const int cc = n0 + e % BN;
         if (row < g.m && cc < g.n) {
@@ -255,7 +258,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
       });
       return;
     }
-    if (m0 + r >= g.m) return;
+    if (!in_tile || m0 + r >= g.m) return;
     CT* const c_row = c + static_cast<std::int64_t>(m0 + r) * g.ldc + n0;
     const int cols_left = g.n - n0;
     const bool vec2 = g.c_pairs != 0;
@@ -275,13 +278,14 @@ bool can_implement_tiny_mma(const Problem& p) {
 struct Instance {
   void (*fn)(TinyMmaArgs);
   bool solo;
+  int tm;  // C rows a block
   cluster::ClusterFit* fit;
 };
 
-template <class Op, class CT, bool A_K, bool B_K, bool Solo>
+template <class Op, class CT, bool A_K, bool B_K, bool Solo, int TM>
 Instance instance() {
   static cluster::ClusterFit fit;
-  return {&tiny_mma_kernel<Op, CT, A_K, B_K, Solo>, Solo, &fit};
+  return {&tiny_mma_kernel<Op, CT, A_K, B_K, Solo, TM>, Solo, TM, &fit};
 }
 
 // K a block takes whole, and K a cluster's block takes: a warp's slice of one chunk (kSteps k16
@@ -290,15 +294,20 @@ constexpr std::int64_t kWholeK = 512;
 constexpr std::int64_t kClusterSplitK = 16 * kSteps * kWarps;
 constexpr std::int64_t kSolo = 16 * kSteps;
 
-// The instantiation for a row-major-C problem's types (16-bit A/B), layouts and K.
+// The instantiation for a row-major-C problem's types (16-bit A/B), layouts, K and M (16-row
+// tiles where M is at most 16).
 Instance kernel_for(const Problem& q) {
   const bool solo = q.k <= kSolo;
+  const bool short_m = q.m <= 16;
   return mma_sync::with_16bit_op(q.types(), [&](auto op, auto ct) {
     using Op = typename decltype(op)::type;
     using CT = typename decltype(ct)::type;
-    return views::dispatch_layouts(q, [solo](auto a_k, auto b_k) {
+    return views::dispatch_layouts(q, [solo, short_m](auto a_k, auto b_k) {
       constexpr bool kA = decltype(a_k)::value, kB = decltype(b_k)::value;
-      return solo ? instance<Op, CT, kA, kB, true>() : instance<Op, CT, kA, kB, false>();
+      if (short_m) {
+        return solo ? instance<Op, CT, kA, kB, true, 16>() : instance<Op, CT, kA, kB, false, 16>();
+      }
+      return solo ? instance<Op, CT, kA, kB, true, BM>() : instance<Op, CT, kA, kB, false, BM>();
     });
   });
 }
@@ -311,10 +320,10 @@ cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   const Problem q = views::row_major_c(p);
   TinyMmaArgs g{};
   static_cast<StridedProblem&>(g) = strided_problem(q);
-  const std::int64_t tiles_n = ceil_div(q.n, std::int64_t{BN});
-  const std::int64_t tiles = ceil_div(q.m, std::int64_t{BM}) * tiles_n;
-  g.tiles_n = static_cast<int>(tiles_n);
   const Instance kernel = kernel_for(q);
+  const std::int64_t tiles_n = ceil_div(q.n, std::int64_t{BN});
+  const std::int64_t tiles = ceil_div(q.m, std::int64_t{kernel.tm}) * tiles_n;
+  g.tiles_n = static_cast<int>(tiles_n);
   // K over the warps in slices of whole k16 steps (up to kSolo one warp takes it); past kWholeK
   // also over the blocks of a cluster, a split per kClusterSplitK (or fewer, longer ones: the most
   // whose clusters are all resident at once); where no cluster fits, one block takes it whole.
