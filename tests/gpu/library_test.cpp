@@ -752,7 +752,7 @@ TEST(Library, TinyProductsOfOneChunkAreOneWarpABlock) {
     cases[2].first.pad_b = 1;
     cases[3].first.lb = Layout::kColMajor;
     cases[3].first.pad_b = 1;
-    cases[5].first.pad_a = 1;  // A's rows of 77 16-bit elements: element loads
+    cases[5].first.pad_a = 1;               // A's rows of 77 16-bit elements: element loads
     cases[6].first.lc = Layout::kColMajor;  // C^T: 9 rows of 16 (a 16-row tile)
     cases[6].first.pad_c = 3;
     for (const auto& [spec, threads] : cases) {

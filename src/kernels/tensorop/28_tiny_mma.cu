@@ -7,8 +7,10 @@
 // that chain: a stage's loads, a barrier per stage, the partial sums' writes, the arrival (or the
 // cluster barrier) and the sum. cuBLAS runs one block per tile over the whole K there and took
 // less time (docs/perf-notes.md, "Launch-bound rows under Nsight Compute" and "Rung 28").
-// Idea: one block per 32 x 32 tile of C and no split over blocks; the block's eight warps take
-// consecutive slices of K (multiples of 16), each computing the whole tile over its slice:
+// Idea: one block per 32 x 32 tile of C (16 x 32 where C has at most 16 rows: a 32-row tile
+// loaded a quarter of its fragments for rows that do not exist) and no split over blocks; the
+// block's eight warps take consecutive slices of K (multiples of 16), each computing the whole
+// tile over its slice:
 //  - C is made row-major (a column-major C is computed as its mirror, C^T = B^T A^T).
 //  - Each lane loads its own mma.sync m16n8k16 fragments straight from global memory into
 //    registers through the operands' strides (any layout, pitch and base): a K-contiguous operand
@@ -375,7 +377,8 @@ void register_tiny_mma(Registry& r) {
   k.desc.max_cc = 0;
   k.desc.split_k = true;  // past K = 512, over the blocks of a cluster
   k.summary =
-      "16-bit A/B on mma.sync for tiny products: a block per 32 x 32 tile of C, its eight warps "
+      "16-bit A/B on mma.sync for tiny products: a block per 32 x 32 tile of C (16 x 32 where C "
+      "has at most 16 rows), its eight warps "
       "on consecutive slices of K with fragments loaded straight from memory at any layout, pitch "
       "and base, the slices added in warp order through shared memory (up to K = 32 one warp a "
       "block, C stored from its accumulators); past K = 512 the tile's K "
