@@ -1483,9 +1483,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # its rules and cuBLAS (NW_KERNELS: an experiment build's kernels too, as in perf-notes.md's
       # "Rung 21 past 16 columns") on fp32 products of 5..40 columns (NW_WIDTHS): the random
       # seeds' rows in their layouts (${TAG}_narrow-wide-seeds-<layouts>.json) and a grid of
-      # width x wide side x K in
-      # the two read classes at 16-byte and odd pitches (${TAG}_narrow-wide-grid-<pads>-<layouts>
-      # .json; the runs of 2026-11-28 named them <layouts>-<pads>).
+      # width x wide side x K in the two read classes at 16-byte and odd pitches
+      # (${TAG}_narrow-wide-grid-<pads>-<layouts>.json; the runs of 2026-11-28 named them
+      # <layouts>-<pads>).
       family_checks narrow_wide 'narrow_*' "$EVERY_TYPE" \
         '*KernelSweep*/narrow*:*Narrow*:*StreamSplitK*' "0 0,0,0;0.5 1,3,2;0 2,2,2" \
         "memcheck racecheck" "bf16 f32" \
