@@ -1419,16 +1419,17 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "860x438x5 33x40x31 7x9x13"
       ;;
     tiny-m16)
-      # Rung 28's 16-row tiles where C (as a row-major C) has at most 16 rows (perf-notes.md,
-      # "Rung 28's 16-row tiles"): the GPU suite's rung 28 tests, tilegemm verify in its four
-      # types and five layout mixes (M or N of at most 16 in both C layouts) at 16-byte and odd
-      # pitches with beta 0 and 0.5 (one warp, eight warps and a cluster), memcheck, racecheck and
-      # synccheck in bf16.
+      # Rung 28's 16-row tiles where C (as a row-major C) has at most 16 rows, and 16-column ones
+      # where it has more rows and at most 16 columns (perf-notes.md, "Rung 28's 16-row tiles"):
+      # the GPU suite's rung 28 tests, tilegemm verify in its four types and five layout mixes (M
+      # or N of at most 16 in both C layouts) at 16-byte and odd pitches with beta 0 and 0.5 (one
+      # warp, eight warps and a cluster), memcheck, racecheck and synccheck in bf16.
       family_checks tiny_m16 'tiny_mma_*' "$SIXTEEN_BIT_TYPES" \
         '*KernelSweep*/tiny_mma*:*SmallProducts*:*TinyProducts*:*ShortSplitKIsOneCluster*' \
         "0 0,0,0;0.5 1,3,2" "memcheck racecheck synccheck" bf16 \
         "12x47x77 58x9x67 16x103x1440 9x58x67 16x16x600 5x300x2000 1x1x1 16x33x64 3x5000x40 \
-        15x900x700 17x40x70 7x9x13" "12x47x77 16x103x1440 9x58x67"
+        15x900x700 17x40x70 7x9x13 40x12x77 103x16x1440 700x9x300 100x16x20" \
+        "12x47x77 16x103x1440 9x58x67 40x12x77 103x16x1440"
       ;;
     ab-random)
       # This build against $BIN/tilegemm_old on the issue's random shapes: auto by its rules

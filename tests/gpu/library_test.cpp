@@ -724,7 +724,8 @@ TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
 // its accumulators (no shared memory, no barrier), and a longer K with eight warps a block; where
 // C (as a row-major C) has at most 16 rows, in 16-row tiles. Each must be right in every type
 // with beta != 0 at odd pitches and both C layouts, bit-identical on a poisoned C with beta 0, K
-// of 32 and 33 must land on either side, and 16 and 17 rows of C on either side of the tile.
+// of 32 and 33 must land on either side, 16 and 17 rows of C on either side of the 16-row tile,
+// and (over 16 rows) 16 and 17 columns on either side of the 16-column one.
 TEST(Library, TinyProductsOfOneChunkAreOneWarpABlock) {
   TILEGEMM_REQUIRE_GPU();
   const KernelInfo* tiny = find_kernel("tiny_mma_32x32");
@@ -742,7 +743,10 @@ TEST(Library, TinyProductsOfOneChunkAreOneWarpABlock) {
         {spec_of(5, 204, 22, 1.0f, 0.0f, types), 32u},
         {spec_of(12, 47, 77, 1.0f, 0.5f, types), 256u},
         {spec_of(16, 9, 67, 1.0f, 0.0f, types), 256u},
-        {spec_of(17, 40, 70, 1.0f, 0.0f, types), 256u}};
+        {spec_of(17, 40, 70, 1.0f, 0.0f, types), 256u},
+        {spec_of(40, 12, 77, 1.0f, 0.5f, types), 256u},
+        {spec_of(40, 17, 77, 1.0f, 0.0f, types), 256u},
+        {spec_of(100, 16, 20, 1.0f, 0.0f, types), 32u}};
     cases[0].first.lc = Layout::kColMajor;
     cases[0].first.pad_a = 1;
     cases[0].first.pad_b = 3;
@@ -755,6 +759,7 @@ TEST(Library, TinyProductsOfOneChunkAreOneWarpABlock) {
     cases[5].first.pad_a = 1;               // A's rows of 77 16-bit elements: element loads
     cases[6].first.lc = Layout::kColMajor;  // C^T: 9 rows of 16 (a 16-row tile)
     cases[6].first.pad_c = 3;
+    cases[8].first.pad_b = 2;
     for (const auto& [spec, threads] : cases) {
       Testbed tb(spec);
       ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
@@ -770,10 +775,14 @@ TEST(Library, TinyProductsOfOneChunkAreOneWarpABlock) {
       ASSERT_EQ(launches.size(), 1u);
       EXPECT_EQ(launches[0].threads, threads);
     }
-    // 12 x 47 and 17 x 40 (the same types, layouts and block): 16- and 32-row tiles.
-    Testbed t16(cases[5].first), t32(cases[7].first);
+    // The same types, layouts and block: 12 x 47 and 17 x 40, 16- and 32-row tiles; 40 x 12 and
+    // 40 x 17, 16- and 32-column tiles.
+    Testbed t16(cases[5].first), t32(cases[7].first), n16(cases[8].first), n32(cases[9].first);
     ASSERT_TRUE(t16.init_status().ok() && t32.init_status().ok());
+    ASSERT_TRUE(n16.init_status().ok() && n32.init_status().ok());
     EXPECT_NE(tiny->device_function(t16.problem()), tiny->device_function(t32.problem()));
+    EXPECT_NE(tiny->device_function(n16.problem()), tiny->device_function(n32.problem()));
+    EXPECT_NE(tiny->device_function(n16.problem()), tiny->device_function(t16.problem()));
   }
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }

@@ -7,10 +7,10 @@
 // that chain: a stage's loads, a barrier per stage, the partial sums' writes, the arrival (or the
 // cluster barrier) and the sum. cuBLAS runs one block per tile over the whole K there and took
 // less time (docs/perf-notes.md, "Launch-bound rows under Nsight Compute" and "Rung 28").
-// Idea: one block per 32 x 32 tile of C (16 x 32 where C has at most 16 rows: a 32-row tile
-// loaded a quarter of its fragments for rows that do not exist) and no split over blocks; the
-// block's eight warps take consecutive slices of K (multiples of 16), each computing the whole
-// tile over its slice:
+// Idea: one block per 32 x 32 tile of C (16 x 32 where C has at most 16 rows, 32 x 16 where it
+// has more and at most 16 columns: a 32 x 32 tile loaded a quarter of its fragments for rows or
+// columns that do not exist) and no split over blocks; the block's eight warps take consecutive
+// slices of K (multiples of 16), each computing the whole tile over its slice:
 //  - C is made row-major (a column-major C is computed as its mirror, C^T = B^T A^T).
 //  - Each lane loads its own mma.sync m16n8k16 fragments straight from global memory into
 //    registers through the operands' strides (any layout, pitch and base): a K-contiguous operand
@@ -47,7 +47,6 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr int BM = 32;            // C rows per block
 constexpr int BN = 32;            // C columns per block
-constexpr int kNf = BN / 8;       // n8 fragments per warp
 constexpr int kSteps = 2;         // k16 steps whose fragments load together (32 k)
 constexpr int kRedLine = BN + 8;  // floats per row of a warp's partial tile (float2 stores spread)
 
@@ -63,10 +62,10 @@ struct TinyMmaArgs : StridedProblem {
 // values (lo, hi), or as one 32-bit word in lo (hi zero). They are combined only once every load
 // of the chunk is issued: combining each pair as it arrives made the warp wait for every load in
 // turn (the combination sat in the load's branch, before the next load).
-template <int MF>
+template <int MF, int NF>
 struct RawStep {
   std::uint32_t a_lo[MF][4], a_hi[MF][4];
-  std::uint32_t b_lo[kNf][2], b_hi[kNf][2];
+  std::uint32_t b_lo[NF][2], b_hi[NF][2];
 };
 
 // The element pair (k, k + 1) of a line (a row of A or a column of B) at p (element k); zero past
@@ -92,9 +91,12 @@ __device__ __forceinline__ void load_pair(const std::uint16_t* p, std::int64_t k
 /// @tparam B_K  B is K-contiguous (column-major); else N-contiguous
 /// @tparam Solo one warp a block, K within one chunk (kSolo): C straight from its accumulators
 /// @tparam TM   C rows a block: BM, or 16 where M is at most 16 (half the A fragments to load)
-template <class Op, class CT, bool A_K, bool B_K, bool Solo, int TM>
+/// @tparam TN   C columns a block: BN, or 16 where N is at most 16 and M is not
+template <class Op, class CT, bool A_K, bool B_K, bool Solo, int TM, int TN>
 __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs g) {
   constexpr int kTileMf = TM / 16;  // m16 fragments per warp
+  constexpr int kTileNf = TN / 8;   // n8 fragments per warp
+  using Raw = RawStep<kTileMf, kTileNf>;
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const int lane = tid % 32;
@@ -102,7 +104,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
   const int tq = lane % 4;  // the fragment's k pair (A, B) or column pair (C)
   const int tile = static_cast<int>(blockIdx.x);
   const int m0 = (tile / g.tiles_n) * TM;
-  const int n0 = (tile % g.tiles_n) * BN;
+  const int n0 = (tile % g.tiles_n) * TN;
   const int k_base = static_cast<int>(blockIdx.y) * g.k_block;  // the block's split of K
   const int k_begin = k_base + warp * g.k_warp;
   const int k_end = min(g.k, k_begin + g.k_warp);
@@ -116,9 +118,9 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
   const std::uint16_t* const a = static_cast<const std::uint16_t*>(g.a);
   const std::uint16_t* const b = static_cast<const std::uint16_t*>(g.b);
   const std::uint16_t* pa[kTileMf][2];
-  const std::uint16_t* pb[kNf];
+  const std::uint16_t* pb[kTileNf];
   bool a_in[kTileMf][2];
-  bool b_in[kNf];
+  bool b_in[kTileNf];
 #pragma unroll
   for (int i = 0; i < kTileMf; ++i) {
 #pragma unroll
@@ -129,7 +131,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
     }
   }
 #pragma unroll
-  for (int j = 0; j < kNf; ++j) {
+  for (int j = 0; j < kTileNf; ++j) {
     const int col = n0 + 8 * j + gq;
     b_in[j] = col < g.n;
     pb[j] = b + static_cast<std::int64_t>(b_in[j] ? col : 0) * g.b_n;
@@ -137,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
 
   // The loads of the k16 step at k0: A's registers (rows +0, +8) x (k +0, +8), B's (k +0, +8),
   // each an element pair at k0 + 2 tq + {0, 8}; a line past M (N) has no K (k_end 0).
-  const auto load_step = [&](RawStep<kTileMf>& r, int k0) {
+  const auto load_step = [&](Raw& r, int k0) {
     const int k = k0 + 2 * tq;
 #pragma unroll
     for (int i = 0; i < kTileMf; ++i) {
@@ -150,7 +152,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
       }
     }
 #pragma unroll
-    for (int j = 0; j < kNf; ++j) {
+    for (int j = 0; j < kTileNf; ++j) {
 #pragma unroll
       for (int q = 0; q < 2; ++q) {
         const int kk = k + 8 * q;
@@ -159,31 +161,31 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
       }
     }
   };
-  const auto mma_step = [&](float(&acc)[kTileMf][kNf][4], const RawStep<kTileMf>& r) {
+  const auto mma_step = [&](float(&acc)[kTileMf][kTileNf][4], const Raw& r) {
     std::uint32_t a[kTileMf][4];
-    std::uint32_t b[kNf][2];
+    std::uint32_t b[kTileNf][2];
 #pragma unroll
     for (int i = 0; i < kTileMf; ++i) {
 #pragma unroll
       for (int q = 0; q < 4; ++q) a[i][q] = r.a_lo[i][q] | (r.a_hi[i][q] << 16);
     }
 #pragma unroll
-    for (int j = 0; j < kNf; ++j) {
+    for (int j = 0; j < kTileNf; ++j) {
 #pragma unroll
       for (int q = 0; q < 2; ++q) b[j][q] = r.b_lo[j][q] | (r.b_hi[j][q] << 16);
     }
 #pragma unroll
     for (int i = 0; i < kTileMf; ++i) {
 #pragma unroll
-      for (int j = 0; j < kNf; ++j) Op::mma(acc[i][j], a[i], b[j]);
+      for (int j = 0; j < kTileNf; ++j) Op::mma(acc[i][j], a[i], b[j]);
     }
   };
 
-  float acc[kTileMf][kNf][4] = {};
+  float acc[kTileMf][kTileNf][4] = {};
   CT* const c = static_cast<CT*>(g.c);
   if constexpr (Solo) {
     // The whole K in one round of loads; no shared memory, no barrier (a block of one warp).
-    RawStep<kTileMf> raw[kSteps];
+    Raw raw[kSteps];
 #pragma unroll
     for (int s = 0; s < kSteps; ++s) load_step(raw[s], 16 * s);
 #pragma unroll
@@ -198,7 +200,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
         if (row >= g.m) continue;
         CT* const c_row = c + static_cast<std::int64_t>(row) * g.ldc + n0;
 #pragma unroll
-        for (int j = 0; j < kNf; ++j) {
+        for (int j = 0; j < kTileNf; ++j) {
           store_c_pair(c_row, 8 * j + 2 * tq, cols_left, acc[i][j][2 * h], acc[i][j][2 * h + 1],
                        g.alpha, g.beta, vec2);
         }
@@ -210,7 +212,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
       // A chunk of kSteps k16 steps: every load issued, then the products (one round trip a chunk).
 #pragma unroll 1
       for (int k0 = k_begin; k0 < k_end; k0 += 16 * kSteps) {
-        RawStep<kTileMf> raw[kSteps];
+        Raw raw[kSteps];
 #pragma unroll
         for (int s = 0; s < kSteps; ++s) load_step(raw[s], k0 + 16 * s);
 #pragma unroll
@@ -222,7 +224,7 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
 #pragma unroll
-          for (int j = 0; j < kNf; ++j) {
+          for (int j = 0; j < kTileNf; ++j) {
             *reinterpret_cast<float2*>(
                 &red[warp][(16 * i + 8 * h + gq) * kRedLine + 8 * j + 2 * tq]) =
                 make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
@@ -235,9 +237,10 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
     // Thread t adds outputs (row t / 8, columns 4 (t % 8) .. + 3) over the warps that had K, in
     // warp order, and writes them.
     const int busy = max(0, min(kWarps, (g.k - k_base + g.k_warp - 1) / g.k_warp));
-    const int r = tid / (BN / 4);
-    const int col = 4 * (tid % (BN / 4));
-    const bool in_tile = TM == BM || r < TM;  // a 16-row tile's rows: the first 128 threads
+    const int r = tid / (TN / 4);
+    const int col = 4 * (tid % (TN / 4));
+    // A 16-row or 16-column tile's outputs: the first 128 threads.
+    const bool in_tile = (TM == BM && TN == BN) || r < TM;
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (int w = 0; in_tile && w < busy; ++w) {
       const float4 v = *reinterpret_cast<const float4*>(&red[w][r * kRedLine + col]);
@@ -249,11 +252,11 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
     if (gridDim.y > 1) {
       // K split over the cluster: the block's tile, then the blocks' tiles added in split order
       // through distributed shared memory (cluster_split.cuh), each output written once.
-      __shared__ __align__(16) float mine[TM * BN];
-      if (in_tile) *reinterpret_cast<float4*>(&mine[r * BN + col]) = sum;
-      cluster::sum_over_cluster(mine, TM * BN, [&](int e, float s) {
-        const int row = m0 + e / BN;
-        const int cc = n0 + e % BN;
+      __shared__ __align__(16) float mine[TM * TN];
+      if (in_tile) *reinterpret_cast<float4*>(&mine[r * TN + col]) = sum;
+      cluster::sum_over_cluster(mine, TM * TN, [&](int e, float s) {
+        const int row = m0 + e / TN;
+        const int cc = n0 + e % TN;
         if (row < g.m && cc < g.n) {
           store_c_one(c + static_cast<std::int64_t>(row) * g.ldc + cc, s, g.alpha, g.beta);
         }
@@ -280,14 +283,29 @@ bool can_implement_tiny_mma(const Problem& p) {
 struct Instance {
   void (*fn)(TinyMmaArgs);
   bool solo;
-  int tm;  // C rows a block
+  int tm, tn;  // C rows and columns a block
   cluster::ClusterFit* fit;
 };
 
-template <class Op, class CT, bool A_K, bool B_K, bool Solo, int TM>
+template <class Op, class CT, bool A_K, bool B_K, bool Solo, int TM, int TN>
 Instance instance() {
   static cluster::ClusterFit fit;
-  return {&tiny_mma_kernel<Op, CT, A_K, B_K, Solo, TM>, Solo, TM, &fit};
+  return {&tiny_mma_kernel<Op, CT, A_K, B_K, Solo, TM, TN>, Solo, TM, TN, &fit};
+}
+
+// The instantiation of a tile (16 x 32, 32 x 16 or 32 x 32) and whether it is the one-warp kernel.
+template <class Op, class CT, bool A_K, bool B_K>
+Instance instance_of(bool solo, int tm, int tn) {
+  if (tm == 16) {
+    return solo ? instance<Op, CT, A_K, B_K, true, 16, BN>()
+                : instance<Op, CT, A_K, B_K, false, 16, BN>();
+  }
+  if (tn == 16) {
+    return solo ? instance<Op, CT, A_K, B_K, true, BM, 16>()
+                : instance<Op, CT, A_K, B_K, false, BM, 16>();
+  }
+  return solo ? instance<Op, CT, A_K, B_K, true, BM, BN>()
+              : instance<Op, CT, A_K, B_K, false, BM, BN>();
 }
 
 // K a block takes whole, and K a cluster's block takes: a warp's slice of one chunk (kSteps k16
@@ -296,20 +314,17 @@ constexpr std::int64_t kWholeK = 512;
 constexpr std::int64_t kClusterSplitK = 16 * kSteps * kWarps;
 constexpr std::int64_t kSolo = 16 * kSteps;
 
-// The instantiation for a row-major-C problem's types (16-bit A/B), layouts, K and M (16-row
-// tiles where M is at most 16).
+// The instantiation for a row-major-C problem's types (16-bit A/B), layouts, K, M and N (16-row
+// tiles where M is at most 16, else 16-column ones where N is).
 Instance kernel_for(const Problem& q) {
   const bool solo = q.k <= kSolo;
-  const bool short_m = q.m <= 16;
+  const int tm = q.m <= 16 ? 16 : BM;
+  const int tn = tm == BM && q.n <= 16 ? 16 : BN;
   return mma_sync::with_16bit_op(q.types(), [&](auto op, auto ct) {
     using Op = typename decltype(op)::type;
     using CT = typename decltype(ct)::type;
-    return views::dispatch_layouts(q, [solo, short_m](auto a_k, auto b_k) {
-      constexpr bool kA = decltype(a_k)::value, kB = decltype(b_k)::value;
-      if (short_m) {
-        return solo ? instance<Op, CT, kA, kB, true, 16>() : instance<Op, CT, kA, kB, false, 16>();
-      }
-      return solo ? instance<Op, CT, kA, kB, true, BM>() : instance<Op, CT, kA, kB, false, BM>();
+    return views::dispatch_layouts(q, [=](auto a_k, auto b_k) {
+      return instance_of<Op, CT, decltype(a_k)::value, decltype(b_k)::value>(solo, tm, tn);
     });
   });
 }
@@ -323,7 +338,7 @@ cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   TinyMmaArgs g{};
   static_cast<StridedProblem&>(g) = strided_problem(q);
   const Instance kernel = kernel_for(q);
-  const std::int64_t tiles_n = ceil_div(q.n, std::int64_t{BN});
+  const std::int64_t tiles_n = ceil_div(q.n, std::int64_t{kernel.tn});
   const std::int64_t tiles = ceil_div(q.m, std::int64_t{kernel.tm}) * tiles_n;
   g.tiles_n = static_cast<int>(tiles_n);
   // K over the warps in slices of whole k16 steps (up to kSolo one warp takes it); past kWholeK
@@ -377,8 +392,8 @@ void register_tiny_mma(Registry& r) {
   k.desc.max_cc = 0;
   k.desc.split_k = true;  // past K = 512, over the blocks of a cluster
   k.summary =
-      "16-bit A/B on mma.sync for tiny products: a block per 32 x 32 tile of C (16 x 32 where C "
-      "has at most 16 rows), its eight warps "
+      "16-bit A/B on mma.sync for tiny products: a block per 32 x 32 tile of C (16 x 32 or 32 x "
+      "16 where C has at most 16 rows or columns), its eight warps "
       "on consecutive slices of K with fragments loaded straight from memory at any layout, pitch "
       "and base, the slices added in warp order through shared memory (up to K = 32 one warp a "
       "block, C stored from its accumulators); past K = 512 the tile's K "
