@@ -1108,13 +1108,16 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # "Where the tiny rows' time goes") under Nsight Compute: each kernel's duration on the GPU,
       # grid, block, registers, shared memory and cluster, for NCU_TINY_KERNELS (default auto) and
       # cuBLAS, every launch of a short bench (the reference and poison launches included, named),
-      # as CSV per layout mix.
+      # as CSV per layout mix. At the card's own clocks and caches, as the bench runs (ncu's
+      # defaults, base clocks and flushed caches, hid rung 28's extra cycles there: perf-notes.md,
+      # "The tiny rows at the bench's clocks").
       for cfg in "row col col:58x9x67 16x103x1440" "col col col:436x2x22" \
         "col col row:35x6945x26" "row col row:5x204x22 860x438x5 12x47x77"; do
         read -r la lb lc <<<"${cfg%%:*}"
         shapes=()
         for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
         run_step "ncu_tiny_$la$lb$lc" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu --csv \
+          --clock-control none --cache-control none \
           --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic,launch__cluster_dim_x,launch__cluster_dim_y,sm__cycles_active.max \
           "$TG" bench --no-block --kernels "${NCU_TINY_KERNELS:-auto}" --dtype bf16 --layout-a "$la" \
           --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" --rounds 1 --reps 3 --warmup 1
