@@ -9,7 +9,7 @@
 #        staged-store stream-one-launch 3xtf32 3xtf32-rules 3xtf32-mid 3xtf32-random
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
-#        gemv-rows, ncu-tiny, tiny-solo, tiny-m16, tune-seeds, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
+#        gemv-rows, ncu-tiny, tiny-solo, tiny-m16, tune-seeds, mma-3xtf32, ncu-mma3, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
@@ -1134,9 +1134,13 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
     table-random)
       # auto as a user gets it (the built-in tune table for this GPU consulted before the rules)
       # on the random shapes of seeds 7, 3 and 11, bf16 and f32, into ${TAG}_TABLE_TAG-random-*.
+      # TABLE_FROM_TUNE=1: the table the `tune` step of this run just measured instead (as the
+      # user's cache, $R/tunecache), for a build whose registry the built-in table predates.
+      cache_dir=""
+      [ -n "${TABLE_FROM_TUNE:-}" ] && cache_dir="$(cd "$R" && pwd)/tunecache"
       for dt in bf16 f32; do
         for seed in 7 3 11; do
-          bench_random "table_${dt}_s$seed" auto "$dt" "$seed" \
+          TILEGEMM_CACHE_DIR="$cache_dir" bench_random "table_${dt}_s$seed" auto "$dt" "$seed" \
             "${TAG}_${TABLE_TAG:-table}-random-$dt-s$seed.json"
         done
       done
@@ -1478,6 +1482,56 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       done
       grep -c "^ok " "$R/sanitize_cluster_split.log" |
         sed "s/^/sanitize cluster_split runs clean: /" | tee -a "$summary"
+      ;;
+    mma-3xtf32)
+      # Rung 29, fp32 as three tf32 products on mma.sync for a narrow C (perf-notes.md, "Rung
+      # 29"): the GPU suite's sweep of it and the non-finite test; tilegemm verify in fp32, five
+      # layout mixes, 16-byte, 4-byte and odd pitches, beta 0 and 0.5 (both orientations, one and
+      # two column tiles, split and whole K); memcheck, racecheck and synccheck; then its two
+      # tiles (M3_KERNELS: others too) beside auto by its rules and cuBLAS on the random seeds'
+      # fp32 rows of 10..128 columns in their layouts (${TAG}_mma3-seeds-<layouts>.json) and a
+      # grid of width x wide side x K at 16-byte and odd pitches
+      # (${TAG}_mma3-grid-<pads>-<layouts>.json).
+      family_checks mma3 'mma_3xtf32_*' "f32:f32" \
+        '*KernelSweep*/mma_3xtf32*:*ThreeTf32*' "0 0,0,0;0.5 1,3,2;0 2,2,2" \
+        "memcheck racecheck synccheck" f32 \
+        "4096x40x1000 33x4096x1000 5169x64x1413 32x4533x1297 22x2501x5639 300x31x777 129x25x70 \
+        64x3000x300 2000x17x3 1x1x1 100x128x129 7x100x5000 3000x90x2000" \
+        "1169x40x413 32x453x1297 300x31x777 129x25x70 90x500x700"
+      XM=${M3_KERNELS:-auto,mma_3xtf32_128x32,mma_3xtf32_64x64}
+      TILEGEMM_TUNE_CACHE=off bench_by_layout mma3_seeds "$XM" mma3-seeds \
+        "col row col:32x4533x1297 22x2501x5639 6685x33x6294 31x1026x3739 1733x31x375 \
+        33x3620x321" "row col col:3697x39x282 33x3620x321 161x2632x10" \
+        "col col row:2491x31x3012 2369x7x144" "col col col:14x5273x1186 2691x131x48" \
+        "col row row:63x2318x3586 17x174x3167 1876x94x471" \
+        "row row row:19x5195x4782 5891x29x4519 192x33x7270" "row row col:10x5235x6931"
+      m3_grid=""
+      for w in ${M3_WIDTHS:-17 24 32 40 48 64 96 128}; do
+        for wide in 1500 6000; do
+          for k in 300 1200 5000; do m3_grid+=" ${w}x${wide}x$k"; done
+        done
+      done
+      for pad in 0,0,0 1,1,1; do
+        BENCH_PAD=$pad TILEGEMM_TUNE_CACHE=off bench_by_layout "mma3_grid_${pad//,/}" \
+          "$XM" "mma3-grid-${pad//,/}" "col row col:$m3_grid" "row col row:$m3_grid"
+      done
+      ;;
+    ncu-mma3)
+      # Rung 29 under Nsight Compute at the card's own clocks and caches: speed of light, warp
+      # states (the stall reasons), compute and memory workload, occupancy and launch statistics
+      # of one timed launch of NCU_M3_KERNELS (default mma_3xtf32_128x32) on a long-K row at an odd
+      # pitch and a short one at a 16-byte pitch (perf-notes.md, "Rung 29").
+      for cfg in "row row row:19x5195x4782" "col row col:32x4533x1297"; do
+        read -r la lb lc <<<"${cfg%%:*}"
+        run_step "ncu_mma3_$la$lb$lc" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu \
+          --clock-control none --cache-control none --kernel-name regex:mma_3xtf32 \
+          --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats \
+          --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
+          --section LaunchStats --section SchedulerStats "$TG" bench --no-block \
+          --kernels "${NCU_M3_KERNELS:-mma_3xtf32_128x32}" --dtype f32 --layout-a "$la" \
+          --layout-b "$lb" --layout-c "$lc" --shape "${cfg#*:}" --rounds 1 --reps 3 --warmup 1
+        cp "$R/ncu_mma3_$la$lb$lc.log" "$R/${TAG}_ncu-mma3-$la$lb$lc.txt"
+      done
       ;;
     narrow-wide)
       # Rung 21's element path with columns in flight (perf-notes.md, "Rung 21's element path"):

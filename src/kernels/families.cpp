@@ -31,6 +31,7 @@ void register_all_families(Registry& r) {
   register_thin_k_mma(r);
   register_small_mma(r);
   register_tiny_mma(r);
+  register_mma_3xtf32(r);
 #if defined(TILEGEMM_WITH_CUTE)
   register_cute_simple(r);
   register_cute_tiled(r);

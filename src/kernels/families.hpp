@@ -22,6 +22,7 @@ void register_small(Registry& r);             // 24_small.cu
 void register_thin_k_mma(Registry& r);        // tensorop/25_thin_k_mma.cu
 void register_small_mma(Registry& r);         // tensorop/27_small_mma.cu
 void register_tiny_mma(Registry& r);          // tensorop/28_tiny_mma.cu
+void register_mma_3xtf32(Registry& r);        // tensorop/29_mma_3xtf32.cu
 void register_mma_sync(Registry& r);          // tensorop/13_mma_sync.cu
 #if TILEGEMM_HAS_SM90A
 void register_wgmma(Registry& r);             // hopper/14_wgmma_tma.cu (built for sm_90a only)

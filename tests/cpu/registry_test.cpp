@@ -49,8 +49,8 @@ TEST(Registry, EveryEntryIsComplete) {
     // SIMT kernels compute fp32 (the matrix-vector, thin-K and narrow families every type as
     // well, in fp32 math: their speed is a memory stream; the small products and rung 1 too:
     // theirs is the launch and its round trips); tensor-core kernels claim plain fp32
-    // only as three tf32 products (rung 22, verified at the fp32 tolerance, and rung 25's strip
-    // walk beside its 16-bit types), never as one (no silent tf32), and then fp32 alone
+    // only as three tf32 products (rungs 22 and 29, verified at the fp32 tolerance, and rung 25's
+    // strip walk beside its 16-bit types), never as one (no silent tf32), and then fp32 alone
     if (k.name == "thin_k_mma_16x512") {
       EXPECT_TRUE(k.desc.computes({DType::kF32, DType::kF32}));
       EXPECT_TRUE(k.desc.computes({DType::kBF16, DType::kBF16}));
@@ -60,7 +60,7 @@ TEST(Registry, EveryEntryIsComplete) {
         EXPECT_EQ(k.desc.types.size(), 1u);
       }
       EXPECT_TRUE(k.desc.computes({DType::kF32, DType::kF32}));
-    } else if (k.family == "wgmma_3xtf32") {
+    } else if (k.family == "wgmma_3xtf32" || k.family == "mma_3xtf32") {
       EXPECT_EQ(k.desc.types.size(), 1u);
       EXPECT_TRUE(k.desc.computes({DType::kF32, DType::kF32}));
     } else {

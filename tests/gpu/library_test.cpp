@@ -1285,6 +1285,7 @@ TEST(Library, ResidueMapsReadEveryPitchAndBase) {
 // strip walk splits on mma.sync, for K up to 32: it runs on the first 32 columns of A (lda 100),
 // where the three special values lie, and is held to rows 0, 1 and 3 up: its split has no guard
 // for a rounding that overflows (25_thin_k_mma.cu, split_bits), so row 2 comes out NaN there.
+// Rung 29 (narrow C) runs on C's first 40 columns, A the wide operand it splits in registers.
 TEST(Library, ThreeTf32KeepsNanAndTheLargestFiniteAndNoInfFinite) {
   TILEGEMM_REQUIRE_GPU();
   constexpr std::int64_t m = 70, n = 90, k = 100;
@@ -1304,30 +1305,34 @@ TEST(Library, ThreeTf32KeepsNanAndTheLargestFiniteAndNoInfFinite) {
   int checked = 0;
   for (const KernelInfo& kernel : all_kernels()) {
     const bool strip = kernel.name == "thin_k_mma_16x512";
-    if ((kernel.family != "wgmma_3xtf32" && !strip) || !runs_on_current_device(kernel)) continue;
+    const bool narrow = kernel.family == "mma_3xtf32";
+    if ((kernel.family != "wgmma_3xtf32" && !strip && !narrow) || !runs_on_current_device(kernel)) {
+      continue;
+    }
     const std::int64_t kk = strip ? 32 : k;
+    const std::int64_t nn = narrow ? 40 : n;
     for (Layout lb : {Layout::kColMajor, Layout::kRowMajor}) {  // B all ones: either layout
-      Problem p = Problem::make(m, n, kk, da, db, dc, 1.0f, 0.0f, Layout::kRowMajor, lb,
+      Problem p = Problem::make(m, nn, kk, da, db, dc, 1.0f, 0.0f, Layout::kRowMajor, lb,
                                 Layout::kRowMajor);
       p.a.ld = k;
-      if (lb == Layout::kColMajor) p.b.ld = k;
+      p.b.ld = lb == Layout::kColMajor ? k : n;
       if (!kernel.can_implement(p)) continue;
       SCOPED_TRACE(kernel.name + (lb == Layout::kRowMajor ? " row-major B" : " col-major B"));
       // A finite poison (0x42424242, about 48.6): rows 0 and 1, whose checks a NaN poison
       // would pass unwritten, fail unless the kernel writes them.
       ASSERT_EQ(cudaMemset(dc, 0x42, sizeof(float) * m * n), cudaSuccess);
       ASSERT_TRUE(gemm(p, kernel.name, 0).ok());
-      std::vector<float> c(m * n);
+      std::vector<float> c(m * nn);
       ASSERT_EQ(cudaMemcpy(c.data(), dc, sizeof(float) * c.size(), cudaMemcpyDeviceToHost),
                 cudaSuccess);
-      for (std::int64_t j = 0; j < n; ++j) {
-        EXPECT_FALSE(std::isfinite(c[0 * n + j])) << "row 0, col " << j;
-        EXPECT_TRUE(std::isnan(c[1 * n + j])) << "row 1, col " << j;
+      for (std::int64_t j = 0; j < nn; ++j) {
+        EXPECT_FALSE(std::isfinite(c[0 * nn + j])) << "row 0, col " << j;
+        EXPECT_TRUE(std::isnan(c[1 * nn + j])) << "row 1, col " << j;
         if (!strip) {
-          EXPECT_NEAR(c[2 * n + j], big, 1e-6 * big) << "row 2, col " << j;
+          EXPECT_NEAR(c[2 * nn + j], big, 1e-6 * big) << "row 2, col " << j;
         }
         for (std::int64_t i = 3; i < m; ++i) {
-          ASSERT_EQ(c[i * n + j], static_cast<float>(kk)) << "row " << i << ", col " << j;
+          ASSERT_EQ(c[i * nn + j], static_cast<float>(kk)) << "row " << i << ", col " << j;
         }
       }
       ++checked;
