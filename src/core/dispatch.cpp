@@ -167,6 +167,12 @@ enum class When : std::uint8_t {
   // (split K then sets the time, and the shorter k-tile of 64x64 won).
   kF32InKernelAnyPitch64,
   kF32InKernelAnyPitch,
+  // fp32 with M or N of 12..32 against 2048 or more and K >= 1024, where set_fp32_math allows
+  // tf32 products: rung 29's 128x32 tile on mma.sync, the narrow side as its N, which beat rung
+  // 22's 64-row in-kernel split (tensor maps or element copies) and the CUDA cores' tiles there at
+  // 16-byte and odd pitches on an H200; with K of 300, a wide side of 1500 or 33..64 columns they
+  // stayed as fast or faster (perf-notes.md, "Rung 29").
+  kF32NarrowMma,
   // A small product (bf16, f16, tf32; fp32 in kSmallProductF32 below): at most one 32x32 tile
   // per SM, K <= 4096 and under 2^24 multiply-adds over whole 32x32 tiles: rung 24's one launch,
   // where the other paths' copies, tensor maps and second kernels cost more host time than the
@@ -299,7 +305,8 @@ struct Rule {
 // tile); with K of 16..64 ahead of thin_k too. Ahead of all of them, small M or N against a long
 // side whose operand is read in place, by element copies where no tensor map reads it
 // (kF32InKernelAnyPitch) or by tensor maps, or copied once into the L2 (kF32InKernel): rung 22's
-// in-kernel split on 64-row tiles.
+// in-kernel split on 64-row tiles; and ahead of those, M or N of 12..32 against 2048 or more with
+// K >= 1024 (kF32NarrowMma): rung 29's 128x32 mma.sync tile.
 constexpr Rule kSimtRules[] = {
     {When::kVectorShortKF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
@@ -310,6 +317,7 @@ constexpr Rule kSimtRules[] = {
     {When::kNarrowTo8LongKF32, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
     {When::kNarrowTo16ColsF32, BNeeds::kAny, "narrow", 32, 16, 0, true, ""},
     {When::kThinKStripF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
+    {When::kF32NarrowMma, BNeeds::kAny, "mma_3xtf32", 128, 32, 32, true, ""},
     {When::kF32InKernelAnyPitch64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs_ra"},
     {When::kF32InKernelAnyPitch, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs_ra"},
     {When::kF32InKernel64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs"},
@@ -605,6 +613,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kF32InKernelAnyPitch64:
       return holds(When::kF32InKernelAnyPitch, p, sms) &&
              (in_kernel_64(p, sms) || tiles(p, 64, 64) <= 16);
+    case When::kF32NarrowMma:
+      return fp32_math() == Fp32Math::kThreeTf32 && std::min(p.m, p.n) >= 12 &&
+             std::min(p.m, p.n) <= 32 && std::max(p.m, p.n) >= 2048 && p.k >= 1024;
     case When::kSmallProduct:
     case When::kSmallProductF32: {
       const std::int64_t t = tiles(p, 32, 32);

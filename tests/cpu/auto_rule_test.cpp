@@ -210,7 +210,7 @@ TEST(AutoRule, Fp32SmallMOrNTakesTheInKernelSplit) {
   constexpr Layout kCol = Layout::kColMajor;
   EXPECT_EQ(chosen(64, 8192, 8192, kCol, 0, kX3), cs128);
   EXPECT_EQ(chosen(64, 4096, 4096, kCol, 0, kX3), cs128);
-  EXPECT_EQ(chosen(16, 4096, 4096, kCol, 0, kX3), cs128);
+  // (16 x 4096 x 4096 with K >= 1024: rung 29, Fp32NarrowLongKTakesRung29)
   EXPECT_EQ(chosen(256, 4096, 4096, kCol, 0, kX3), cs128);
   EXPECT_EQ(chosen(36, 7672, 1728, kCol, 0, kX3), cs64);  // 60 tiles of 64x128
   EXPECT_EQ(chosen(2502, 24, 640, kCol, 0, kX3), cs64);   // the long side is A's (row-major)
@@ -249,7 +249,7 @@ TEST(AutoRule, Fp32SmallMOrNWithAnOddPitchTakesTheSplitWithElementCopies) {
   constexpr Layout kCol = Layout::kColMajor;
   // a K-major B of odd pitch (row-major C: B is the kernel's B)
   EXPECT_EQ(chosen(64, 8191, 8191, kCol, 0, kX3), ra128);
-  EXPECT_EQ(chosen(22, 2501, 5639, kCol, 0, kX3), ra128);
+  EXPECT_EQ(chosen(33, 2501, 5639, kCol, 0, kX3), ra128);  // 12..32 of them: rung 29
   EXPECT_EQ(chosen(10, 2501, 5639, kCol, 0, kX3), ra128);
   EXPECT_EQ(chosen(40, 5574, 527, kCol, 0, kX3), ra128);
   // the long side A (row-major, odd pitch) in either B layout
@@ -258,11 +258,12 @@ TEST(AutoRule, Fp32SmallMOrNWithAnOddPitchTakesTheSplitWithElementCopies) {
   EXPECT_EQ(chosen(11, 531, 2727, kCol, 0, kX3), ra64);
   // a base off 16 bytes
   EXPECT_EQ(chosen(64, 4096, 4096, kCol, 1, kX3), ra128);
-  // the long side A (row-major, odd pitch): the 64x64 tile where N <= 64
-  EXPECT_EQ(chosen(2491, 31, 3011, kCol, 0, kX3), ra64);
+  // the long side A (row-major, odd pitch): the 64x64 tile where N <= 64 (N of 12..32 with K >=
+  // 1024: rung 29)
+  EXPECT_EQ(chosen(2491, 31, 1011, kCol, 0, kX3), ra64);
   // A M-major in the kernel's A role, odd pitch (with 9..16 columns rung 21's 16-column kernel
   // reads it: NineToSixteenColumnsReadDownColumnsInF32TakeNarrowN16)
-  EXPECT_EQ(chosen_in(5169, 24, 1413, kCol, kRow, kRow, kX3), ra64);
+  EXPECT_EQ(chosen_in(5169, 40, 1413, kCol, kRow, kRow, kX3), ra64);
   // not: a 16-byte pitch (the TMA split), an N-major long B, M or N of 9 or of 257, K < 512,
   // the long side under 256, kSimt
   for (const std::string& other :
@@ -271,6 +272,36 @@ TEST(AutoRule, Fp32SmallMOrNWithAnOddPitchTakesTheSplitWithElementCopies) {
         chosen(64, 8191, 511, kCol, 0, kX3), chosen(64, 255, 8191, kCol, 0, kX3),
         chosen(64, 8191, 8191, kCol)}) {
     EXPECT_FALSE(ends_with(other, "_ra_p1_cs")) << other;
+  }
+}
+
+// fp32 with M or N of 12..32 against 2048 or more and K >= 1024: rung 29's 128x32 mma.sync tile
+// (the narrow side as its N) in every layout mix, at 16-byte and odd pitches, ahead of rung 22's
+// in-kernel split; not with 11 or 33 columns, a wide side under 2048, K under 1024 or kSimt.
+TEST(AutoRule, Fp32NarrowLongKTakesRung29) {
+  const std::string mma = "mma_3xtf32_128x32";
+  ASSERT_NE(find_kernel(mma), nullptr);
+  constexpr Fp32Math kX3 = Fp32Math::kThreeTf32;
+  constexpr Layout kRow = Layout::kRowMajor;
+  constexpr Layout kCol = Layout::kColMajor;
+  for (Layout la : {kRow, kCol}) {
+    for (Layout lb : {kRow, kCol}) {
+      for (Layout lc : {kRow, kCol}) {
+        SCOPED_TRACE(std::to_string(static_cast<int>(la)) + std::to_string(static_cast<int>(lb)) +
+                     std::to_string(static_cast<int>(lc)));
+        EXPECT_EQ(chosen_in(32, 4533, 1297, la, lb, lc, kX3), mma);
+        EXPECT_EQ(chosen_in(5891, 29, 4519, la, lb, lc, kX3), mma);
+        EXPECT_EQ(chosen_in(12, 2048, 1024, la, lb, lc, kX3), mma);
+        EXPECT_EQ(chosen_in(24, 6000, 5000, la, lb, lc, kX3, 0, 1), mma);  // odd pitches
+      }
+    }
+  }
+  EXPECT_EQ(chosen(16, 4096, 4096, kCol, 0, kX3), mma);
+  for (const std::string& other :
+       {chosen(11, 4533, 1297, kCol, 0, kX3), chosen(33, 4533, 1297, kCol, 0, kX3),
+        chosen(32, 2047, 1297, kCol, 0, kX3), chosen(32, 4533, 1023, kCol, 0, kX3),
+        chosen(32, 4533, 1297, kCol)}) {
+    EXPECT_NE(other, mma);
   }
 }
 
