@@ -172,6 +172,22 @@ bench_by_layout() {
   done
 }
 
+# width_grid NAME KERNELS OUT "WIDTHS": KERNELS (f32) by the rules alone on a grid of width x wide
+# side (1500, 6000) x K (300, 1200, 5000) in the two read classes (col row col, row col row) at
+# 16-byte and odd pitches: steps NAME_<pads>_<layouts>, files ${TAG}_OUT-<pads>-<layouts>.json.
+width_grid() {
+  local name=$1 kernels=$2 out=$3 grid="" w wide k pad
+  for w in $4; do
+    for wide in 1500 6000; do
+      for k in 300 1200 5000; do grid+=" ${w}x${wide}x$k"; done
+    done
+  done
+  for pad in 0,0,0 1,1,1; do
+    BENCH_PAD=$pad TILEGEMM_TUNE_CACHE=off bench_by_layout "${name}_${pad//,/}" "$kernels" \
+      "$out-${pad//,/}" "col row col:$grid" "row col row:$grid"
+  done
+}
+
 # sanitize_split NAME GLOB LAYOUT...: memcheck and racecheck of rung 22's kernels GLOB names (f32)
 # in each "la lb lc" LAYOUT at 16-byte and odd pitches, the count of clean runs in the summary,
 # then the GPU suite's rung-22 tests (sweep, wave tail, split-K, non-finite inputs) as NAME_tests.
@@ -1505,16 +1521,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "col col row:2491x31x3012 2369x7x144" "col col col:14x5273x1186 2691x131x48" \
         "col row row:63x2318x3586 17x174x3167 1876x94x471" \
         "row row row:19x5195x4782 5891x29x4519 192x33x7270" "row row col:10x5235x6931"
-      m3_grid=""
-      for w in ${M3_WIDTHS:-17 24 32 40 48 64 96 128}; do
-        for wide in 1500 6000; do
-          for k in 300 1200 5000; do m3_grid+=" ${w}x${wide}x$k"; done
-        done
-      done
-      for pad in 0,0,0 1,1,1; do
-        BENCH_PAD=$pad TILEGEMM_TUNE_CACHE=off bench_by_layout "mma3_grid_${pad//,/}" \
-          "$XM" "mma3-grid-${pad//,/}" "col row col:$m3_grid" "row col row:$m3_grid"
-      done
+      width_grid mma3_grid "$XM" mma3-grid "${M3_WIDTHS:-17 24 32 40 48 64 96 128}"
       ;;
     ncu-mma3)
       # Rung 29 under Nsight Compute at the card's own clocks and caches: speed of light, warp
@@ -1557,16 +1564,7 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         "col col col:14x5273x1186 375x5x2054" \
         "col row row:1807x9x5441 17x174x3167 35x5x5919 63x2318x3586" \
         "row row row:19x5195x4782 5891x29x4519"
-      nw_grid=""
-      for w in ${NW_WIDTHS:-6 12 16 20 24 32 40}; do
-        for wide in 1500 6000; do
-          for k in 300 1200 5000; do nw_grid+=" ${w}x${wide}x$k"; done
-        done
-      done
-      for pad in 0,0,0 1,1,1; do
-        BENCH_PAD=$pad TILEGEMM_TUNE_CACHE=off bench_by_layout "narrow_wide_grid_${pad//,/}" \
-          "$XN" "narrow-wide-grid-${pad//,/}" "col row col:$nw_grid" "row col row:$nw_grid"
-      done
+      width_grid narrow_wide_grid "$XN" narrow-wide-grid "${NW_WIDTHS:-6 12 16 20 24 32 40}"
       # bf16 products of 2..8 columns past half a wave of 32x32 tiles with K past 1024 (rung 28's
       # whole K, whose rule stopped at K = 1024 before this step's run: perf-notes.md, "Rung 28's
       # whole K past K = 1024") beside auto and rung 21.
