@@ -53,7 +53,7 @@ constexpr int kStages = 4;            // three stages in flight while one is rea
 constexpr int kSplitBlocksPerSm = 2;  // resident blocks per SM (shared memory: two of up to 90 KiB)
 
 // One operand's X x BK part of a stage: K_CONTIG (A row-major, B column-major as the kernel sees
-// them): X lines of BK floats; else BK lines of X floats. Lines are padded by kPad floats: the
+// them): X lines of BK floats; else BK lines of X floats. Lines are padded by 4 and 8 floats: the
 // fragment reads (lanes g = lane / 4 along X, t = lane % 4 along K) fall in 32 distinct banks,
 // 4 g + t with lines of BK + 4 and 8 t + g with lines of X + 8.
 template <int X, bool K_CONTIG>
