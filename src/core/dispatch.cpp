@@ -167,6 +167,11 @@ enum class When : std::uint8_t {
   // (split K then sets the time, and the shorter k-tile of 64x64 won).
   kF32InKernelAnyPitch64,
   kF32InKernelAnyPitch,
+  // The same split with element copies on 64x64 tiles for M or N of 33..64 against 2048 or more
+  // with K of 250..511, the long operand at an odd pitch in a role the split reads in place: it
+  // beat the CUDA cores' tuned split-K tile that the rules took there on the random shapes of
+  // seeds 5 and 11, 14-25% (perf-notes.md, "Rung 22's split at a mid K").
+  kF32InKernelAnyPitchMidK,
   // fp32 with M or N of 12..32 against 2048 or more and K >= 1024, where set_fp32_math allows
   // tf32 products: rung 29's 128x32 tile on mma.sync, the narrow side as its N, which beat rung
   // 22's 64-row in-kernel split (tensor maps or element copies) and the CUDA cores' tiles there at
@@ -322,6 +327,7 @@ constexpr Rule kSimtRules[] = {
     {When::kF32InKernelAnyPitch, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs_ra"},
     {When::kF32InKernel64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs"},
     {When::kF32InKernel, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs"},
+    {When::kF32InKernelAnyPitchMidK, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs_ra"},
     {When::kF32TensorThinK, BNeeds::kAny, "wgmma_3xtf32", 128, 128, 0, true, ""},
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
@@ -613,6 +619,13 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kF32InKernelAnyPitch64:
       return holds(When::kF32InKernelAnyPitch, p, sms) &&
              (in_kernel_64(p, sms) || tiles(p, 64, 64) <= 16);
+    case When::kF32InKernelAnyPitchMidK: {
+      if (fp32_math() != Fp32Math::kThreeTf32) return false;
+      const std::int64_t small = std::min(p.m, p.n);
+      const LongOperand x = long_operand(p);
+      return x.readable_layout && !x.pitch_16b && small >= 33 && small <= 64 &&
+             std::max(p.m, p.n) >= 2048 && p.k >= 250 && p.k < 512;
+    }
     case When::kF32NarrowMma:
       return fp32_math() == Fp32Math::kThreeTf32 && std::min(p.m, p.n) >= 12 &&
              std::min(p.m, p.n) <= 32 && std::max(p.m, p.n) >= 2048 && p.k >= 1024;

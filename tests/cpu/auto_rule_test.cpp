@@ -305,6 +305,29 @@ TEST(AutoRule, Fp32NarrowLongKTakesRung29) {
   }
 }
 
+// fp32 with M or N of 33..64 against 2048 or more, K of 250..511 and the long operand at an odd
+// pitch read in place: rung 22's 64x64 split with element copies (from K = 512 the
+// kF32InKernelAnyPitch rules take them); not with 32 or 65 of them, a long side under 2048, K of
+// 249, a 16-byte pitch or kSimt.
+TEST(AutoRule, Fp32MidKWithAnOddPitchTakesTheSplitWithElementCopies) {
+  const std::string ra64 = "wgmma_3xtf32_64x64x32_s12_ra_p1_cs";
+  if (find_kernel(ra64) == nullptr) GTEST_SKIP() << "built without sm_90a";
+  constexpr Fp32Math kX3 = Fp32Math::kThreeTf32;
+  constexpr Layout kRow = Layout::kRowMajor;
+  constexpr Layout kCol = Layout::kColMajor;
+  EXPECT_EQ(chosen_in(33, 3620, 321, kRow, kCol, kCol, kX3), ra64);
+  EXPECT_EQ(chosen_in(3697, 39, 282, kRow, kCol, kCol, kX3), ra64);
+  EXPECT_EQ(chosen_in(39, 6727, 254, kRow, kCol, kCol, kX3), ra64);
+  for (const std::string& other : {chosen_in(32, 3620, 321, kRow, kCol, kCol, kX3),
+                                   chosen_in(65, 3620, 321, kRow, kCol, kCol, kX3),
+                                   chosen_in(33, 2047, 321, kRow, kCol, kCol, kX3),
+                                   chosen_in(33, 3620, 249, kRow, kCol, kCol, kX3),
+                                   chosen_in(36, 3620, 320, kRow, kCol, kCol, kX3),
+                                   chosen_in(33, 3620, 321, kRow, kCol, kCol, Fp32Math::kSimt)}) {
+    EXPECT_NE(other, ra64);
+  }
+}
+
 // A TILEGEMM_FP32_MATH that is neither value gets a one-line note naming it (the CLI prints it);
 // the two values and no variable get none.
 TEST(AutoRule, Fp32MathEnvironmentNote) {
