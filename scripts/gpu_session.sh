@@ -429,12 +429,15 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       run_step sass bash -c "cuobjdump -sass '$TG' | awk '/Function :/ {f=\$3} /HGMMA/ {n[f]++} \
         END {for (k in n) print n[k], k}' | sort -k2"
       echo "kernels with HGMMA: $(grep -c . "$R/sass.log")" | tee -a "$summary"
-      # Rungs 25, 27 and 28 run mma.sync (HMMA), not wgmma.
+      # Rungs 25, 27, 28 and 29 run mma.sync (HMMA), not wgmma.
       run_step sass_hmma bash -c "cuobjdump -sass '$TG' | awk '/Function :/ {f=\$3} \
-        /HMMA/ {n[f]++} END {for (k in n) print n[k], k}' | grep -E 'thin_k_mma|small_mma|tiny_mma'"
+        /HMMA/ {n[f]++} END {for (k in n) print n[k], k}' | \
+        grep -E 'thin_k_mma|small_mma|tiny_mma|mma_3xtf32_kernel'"
       echo "rung-25 kernels with HMMA: $(grep -c thin_k_mma "$R/sass_hmma.log")" | tee -a "$summary"
       echo "rung-27 kernels with HMMA: $(grep -c small_mma "$R/sass_hmma.log")" | tee -a "$summary"
       echo "rung-28 kernels with HMMA: $(grep -c tiny_mma "$R/sass_hmma.log")" | tee -a "$summary"
+      echo "rung-29 kernels with HMMA: $(grep -c mma_3xtf32_kernel "$R/sass_hmma.log")" |
+        tee -a "$summary"
       ;;
     profile)
       # tilegemm profile (Nsight Compute through the lab): the seeds' kernels and the best of each
