@@ -1508,7 +1508,8 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # layout mixes, 16-byte, 4-byte and odd pitches, beta 0 and 0.5 (both orientations, one and
       # two column tiles, split and whole K); memcheck, racecheck and synccheck; then its two
       # tiles (M3_KERNELS: others too) beside auto by its rules and cuBLAS on the random seeds'
-      # fp32 rows of 10..128 columns in their layouts (${TAG}_mma3-seeds-<layouts>.json) and a
+      # fp32 rows in and around its class (7..161 columns, in their layouts:
+      # ${TAG}_mma3-seeds-<layouts>.json) and a
       # grid of width x wide side x K at 16-byte and odd pitches
       # (${TAG}_mma3-grid-<pads>-<layouts>.json).
       family_checks mma3 'mma_3xtf32_*' "f32:f32" \
@@ -1529,8 +1530,9 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
     ncu-mma3)
       # Rung 29 under Nsight Compute at the card's own clocks and caches: speed of light, warp
       # states (the stall reasons), compute and memory workload, occupancy and launch statistics
-      # of one timed launch of NCU_M3_KERNELS (default mma_3xtf32_128x32) on a long-K row at an odd
-      # pitch and a short one at a 16-byte pitch (perf-notes.md, "Rung 29").
+      # of one timed launch of NCU_M3_KERNELS (default mma_3xtf32_128x32) on a long-K row and a
+      # shorter one whose wide operand (23.5 MB) stays in the L2, both at odd pitches
+      # (perf-notes.md, "Rung 29").
       for cfg in "row row row:19x5195x4782" "col row col:32x4533x1297"; do
         read -r la lb lc <<<"${cfg%%:*}"
         run_step "ncu_mma3_$la$lb$lc" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu \

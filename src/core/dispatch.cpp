@@ -175,8 +175,10 @@ enum class When : std::uint8_t {
   // fp32 with M or N of 12..32 against 2048 or more and K >= 1024, where set_fp32_math allows
   // tf32 products: rung 29's 128x32 tile on mma.sync, the narrow side as its N, which beat rung
   // 22's 64-row in-kernel split (tensor maps or element copies) and the CUDA cores' tiles there at
-  // 16-byte and odd pitches on an H200; with K of 300, a wide side of 1500 or 33..64 columns they
-  // stayed as fast or faster (perf-notes.md, "Rung 29").
+  // 16-byte and odd pitches on an H200; with K of 300 or 33..64 columns those stayed as fast or
+  // faster, and with a wide side of 1500 rung 29 won only at K = 5000 in one read class; the lower
+  // bound lies between 10 columns (rung 21 faster) and 14 (rung 29 faster) (perf-notes.md, "Rung
+  // 29").
   kF32NarrowMma,
   // A small product (bf16, f16, tf32; fp32 in kSmallProductF32 below): at most one 32x32 tile
   // per SM, K <= 4096 and under 2^24 multiply-adds over whole 32x32 tiles: rung 24's one launch,
@@ -479,6 +481,14 @@ LongOperand long_operand(const Problem& p) {
   return {k_major || kernel_a, pitch_16b(x)};
 }
 
+// Rung 22's in-kernel split with element copies applies (kF32InKernelAnyPitch and its mid-K
+// twin): tf32 products allowed, and the long operand at a pitch or base no tensor map reads, in a
+// role the split reads in place.
+bool odd_pitch_in_place(const Problem& p) {
+  const LongOperand x = long_operand(p);
+  return fp32_math() == Fp32Math::kThreeTf32 && x.readable_layout && !x.pitch_16b;
+}
+
 // kF32InKernel64's tile test: the 64x64 tile where the oriented N (N, or M under a column-major
 // C) is at most 64, where K < 512, or where 64x128 tiles fill more than a third of the SMs and
 // 64x64 tiles no more than a wave with K < 4096.
@@ -609,23 +619,15 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     }
     case When::kF32InKernel64:
       return holds(When::kF32InKernel, p, sms) && in_kernel_64(p, sms);
-    case When::kF32InKernelAnyPitch: {
-      if (fp32_math() != Fp32Math::kThreeTf32) return false;
-      const std::int64_t small = std::min(p.m, p.n);
-      const LongOperand x = long_operand(p);
-      return x.readable_layout && !x.pitch_16b && small >= 10 && small <= 256 &&
+    case When::kF32InKernelAnyPitch:
+      return odd_pitch_in_place(p) && std::min(p.m, p.n) >= 10 && std::min(p.m, p.n) <= 256 &&
              std::max(p.m, p.n) >= 256 && p.k >= 512;
-    }
     case When::kF32InKernelAnyPitch64:
       return holds(When::kF32InKernelAnyPitch, p, sms) &&
              (in_kernel_64(p, sms) || tiles(p, 64, 64) <= 16);
-    case When::kF32InKernelAnyPitchMidK: {
-      if (fp32_math() != Fp32Math::kThreeTf32) return false;
-      const std::int64_t small = std::min(p.m, p.n);
-      const LongOperand x = long_operand(p);
-      return x.readable_layout && !x.pitch_16b && small >= 33 && small <= 64 &&
+    case When::kF32InKernelAnyPitchMidK:
+      return odd_pitch_in_place(p) && std::min(p.m, p.n) >= 33 && std::min(p.m, p.n) <= 64 &&
              std::max(p.m, p.n) >= 2048 && p.k >= 250 && p.k < 512;
-    }
     case When::kF32NarrowMma:
       return fp32_math() == Fp32Math::kThreeTf32 && std::min(p.m, p.n) >= 12 &&
              std::min(p.m, p.n) <= 32 && std::max(p.m, p.n) >= 2048 && p.k >= 1024;

@@ -312,8 +312,9 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
     const bool vec2 = g.c_pairs != 0;
     for_each_pair([&](int r, int c, float x, float y) {
       if (row_major) {
-        if (r < rows_left)
+        if (r < rows_left) {
           store_c_pair(c_tile + r * g.c_rs, c, cols_left, x, y, g.alpha, g.beta, vec2);
+        }
       } else {
         store_one(r, c, x);
         store_one(r, c + 1, y);
