@@ -50,7 +50,7 @@ constexpr int kThreads = 128;
 constexpr int kWarps = kThreads / 32;
 constexpr int BK = 32;                // K per stage: four m16n8k8 steps
 constexpr int kStages = 4;            // three stages in flight while one is read
-constexpr int kSplitBlocksPerSm = 2;  // resident blocks per SM (shared memory: two of up to 90 KiB)
+constexpr int kSplitBlocksPerSm = 2;  // resident blocks per SM (shared memory: two of up to 92 KiB)
 
 // One operand's X x BK part of a stage: K_CONTIG (A row-major, B column-major as the kernel sees
 // them): X lines of BK floats; else BK lines of X floats. Lines are padded by 4 and 8 floats: the
