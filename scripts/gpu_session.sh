@@ -424,6 +424,37 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       cp "$R"/tunecache/*.json "$OUT"/ 2>/dev/null
       tail -3 "$R/tune_show.log" | tee -a "$summary"
       ;;
+    tune-mv)
+      # The built-in table's matrix-vector entries (M = 1 or N = 1) measured again after a change
+      # to gemv: data/tune/<device>.json copied as this run's tune cache ($R/tunecache, which
+      # table-random reads with TABLE_FROM_TUNE=1), then `tilegemm tune` over each such entry's
+      # shape, types and layouts (ld = extent, as the random shapes have: the same alignment
+      # class), as the tune step does; the cache file comes back beside summary.txt.
+      TT="--rounds 3 --reps 10 --warmup 3 --screen 2"
+      mkdir -p "$R/tunecache"
+      cp "data/tune/$GPU.json" "$R/tunecache/$GPU.json"
+      # One line per types and layouts: "dtype dtype_c la lb lc shape...".
+      python3 -c 'import json, sys
+groups = {}
+for e in json.load(open(sys.argv[1]))["entries"]:
+    if (e["m"] == 1 or e["n"] == 1) and e["beta_zero"]:
+        key = (e["dtype"], e["dtype_c"], e["layout_a"], e["layout_b"], e["layout_c"])
+        groups.setdefault(key, []).append("%dx%dx%d" % (e["m"], e["n"], e["k"]))
+for key, shapes in sorted(groups.items()):
+    print(*key, *shapes)' "data/tune/$GPU.json" >"$R/tune_mv_shapes.txt"
+      i=0
+      while read -r dt dc la lb lc shapes; do
+        i=$((i + 1))
+        args=()
+        for s in $shapes; do args+=(--shape "$s"); done
+        run_step "tune_mv_$i" bash -c 'cd "$1" && shift && "$@"' _ "$R" "$TG" tune \
+          --cache-dir tunecache --dtype "$dt" --dtype-c "$dc" --layout-a "$la" --layout-b "$lb" \
+          --layout-c "$lc" "${args[@]}" $TT --output "${TAG}_tune-mv-$i.json"
+      done <"$R/tune_mv_shapes.txt"
+      run_step tune_show "$TG" tune --show --cache-dir "$R/tunecache"
+      cp "$R"/tunecache/*.json "$OUT"/ 2>/dev/null
+      note "tune-mv: $(wc -l <"$R/tune_mv_shapes.txt") groups; $(grep -c "^bf16\|^f32" "$R/tune_show.log") entries"
+      ;;
     sass)
       # A tensor-core rung whose SASS shows no HGMMA is on the wrong path: count HGMMA per kernel.
       run_step sass bash -c "cuobjdump -sass '$TG' | awk '/Function :/ {f=\$3} /HGMMA/ {n[f]++} \
@@ -1143,6 +1174,30 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
         cp "$R/ncu_tiny_$la$lb$lc.log" "$R/${TAG}_ncu-tiny-$la$lb$lc.txt"
       done
       ;;
+    ncu-gemv)
+      # gemv's column kernel on seed 7's 1 x 623 x 4718 (B row-major: B^T is a column-major A of
+      # 623 rows) at its odd pitch and at ld 624, both types, under Nsight Compute at the card's
+      # own clocks and caches: per launch (ours and cuBLAS's) duration, grid, block, registers,
+      # DRAM bytes, L2 sectors read for L1, L1 requests and sectors of global loads, instructions
+      # and the slowest SM's active cycles, as CSV per type and pitch; this build and
+      # $BIN/tilegemm_old where it exists.
+      for v in new old; do
+        T="$TG"
+        [ $v = old ] && T="$(cd "$BIN" && pwd)/tilegemm_old"
+        [ -x "$T" ] || continue
+        for dt in f32 bf16; do
+          for pad in 0,0,0 0,1,0; do
+            run_step "ncu_gemv_${v}_${dt}_${pad//,/}" bash -c 'cd "$1" && shift && "$@"' _ "$R" \
+              ncu --csv --clock-control none --cache-control none \
+              --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__cluster_dim_x,dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum,sm__cycles_active.max \
+              "$T" bench --no-block --kernels "${NCU_GEMV_KERNELS:-gemv}" --dtype "$dt" \
+              --layout-a row --layout-b row --layout-c row --pad "$pad" --shape 1x623x4718 \
+              --rounds 1 --reps 3 --warmup 1
+            cp "$R/ncu_gemv_${v}_${dt}_${pad//,/}.log" "$R/${TAG}_ncu-gemv-${v}-${dt}-${pad//,/}.txt"
+          done
+        done
+      done
+      ;;
     read-rate)
       # tools/read_rate: one read of a 128 MiB buffer (the B of bf16 16 x 8192 x 8192) by blocks
       # per SM and 16-byte loads in flight per thread, beside a device-to-device copy: the floor
@@ -1373,15 +1428,19 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
           T="$TG"
           [ $v = old ] && T="$old_tg"
           for ab in ${AB_TYPES:-bf16 f32}; do
+            # Files named by the entry's place in AB_CONFIGS too: two entries of the same
+            # layouts and pads wrote one file, the second over the first.
+            ci=0
             for cfg in "${ab_configs[@]}"; do
+              ci=$((ci + 1))
               read -r la lb lc pad <<<"${cfg%%:*}"
               shapes=()
               for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
-              run_step "ab_${v}_${rep}_${ab}_$la$lb${lc}_${pad//,/}" \
-                bash -c 'cd "$1" && shift && "$@"' _ "$R" "$T" bench --rounds 3 --reps 20 \
-                --warmup 5 --kernels "${AB_KERNELS:-narrow_*}" --dtype "$ab" --layout-a "$la" \
-                --layout-b "$lb" --layout-c "$lc" --pad "$pad" "${shapes[@]}" --format json \
-                --output "${TAG}_ab_${v}_${rep}_${ab}_$la$lb${lc}_${pad//,/}.json"
+              name="ab_${v}_${rep}_${ab}_$la$lb${lc}_${pad//,/}_c$ci"
+              run_step "$name" bash -c 'cd "$1" && shift && "$@"' _ "$R" "$T" bench --rounds 3 \
+                --reps 20 --warmup 5 --kernels "${AB_KERNELS:-narrow_*}" --dtype "$ab" \
+                --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "${shapes[@]}" \
+                --format json --output "${TAG}_$name.json"
             done
           done
         done

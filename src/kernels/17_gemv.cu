@@ -573,12 +573,12 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const int w = piece_width(q, rows);  // the kernel's load width
   g.vec = w > 0;
   // Row-major: a warp per row, splits of at least one unrolled round of vectors per lane, whole
-  // lane-rounds; column-major: a block per 64 V rows, splits of at least one unrolled round of
-  // columns per warp, and few enough that each thread of the last block to arrive adds at most
-  // kMaxColSum 16-byte pieces of partial sums (its row block's rows inside M, in 4-row pieces,
-  // over 256 threads; with a split per 8 blocks per SM that sum took longer than the stream on
-  // mid-sized matrices), unless that leaves fewer than 2 blocks per SM (few row blocks: the
-  // stream then lost more than the sum saved).
+  // lane-rounds; column-major: a block per col_rows rows, splits of at most one unrolled round of
+  // columns per warp where they fit, and few enough that each thread of the last block to
+  // arrive adds at most kMaxColSum 16-byte pieces of partial sums (its row block's rows inside
+  // M, in 4-row pieces, over 256 threads; with a split per 8 blocks per SM that sum took longer
+  // than the stream on mid-sized matrices), unless that leaves fewer than 2 blocks per SM (few
+  // row blocks: the stream then lost more than the sum saved).
   constexpr std::int64_t kMaxColSum = 16;
   const int col_rows = rows ? 0 : column_rows(q.m, q.k, sizeof(E), V);
   g.col_rows = col_rows;
@@ -588,23 +588,37 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   const std::int64_t col_groups = ceil_div(block_rows, 4);
   const std::int64_t col_cap =
       std::max(kMaxColSum * kThreads / col_groups, ceil_div(2LL * runtime::sm_count(), tiles));
-  // A short M's warp step covers 32 / column_lanes columns: a split of at least one unrolled
-  // round of them.
+  // A short M's warp step covers 32 / column_lanes columns: a round is kUnroll steps of them.
   const int block_lanes = column_lanes(block_rows, V);
   const std::int64_t col_round = kUnroll * kWarps * (32 / block_lanes);
-  // 8 blocks of 256 threads fill an SM.
-  stream::Split sp =
-      rows ? stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8)
-           : stream::plan_split(tiles, q.k, kWarps, std::max(col_round, ceil_div(q.k, col_cap)), 8);
+  const auto kernel = rows ? rows_kernel<E, CT>(w) : cols_kernel<E, CT>(w);
+  const int wi = w == 8 ? 1 : w == 4 ? 2 : 0;  // the column kernel's W = 16, 8, 4
+  // Row kernel: enough splits for 8 blocks an SM, the count rounded up (planned for the blocks
+  // resident, rounded down, it measured no faster: docs/perf-notes.md, "Rung 17's split: one
+  // wave"). Column kernel: splits until one wave of its resident blocks is full, the count
+  // rounded down (its registers leave room for fewer than 8 blocks of 256 threads on an SM, and
+  // a split planned for 8 ran a partial second wave as long as the first), at most col_cap, and
+  // at most one a round of columns, counted up (a split of a round and a few columns more spent
+  // a second round trip of loads on those few); a K of under two rounds stays whole.
+  stream::Split sp;
+  if (rows) {
+    sp = stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8);
+  } else {
+    static runtime::PerDeviceCount resident[3];
+    const int per_sm =
+        runtime::resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, resident[wi]);
+    const std::int64_t wave = std::int64_t{per_sm} * runtime::sm_count() / tiles;
+    const std::int64_t rounds = q.k >= 2 * col_round ? ceil_div(q.k, col_round) : 1;
+    sp = stream::split_k_in(std::min({wave, col_cap, rounds}), q.k, kWarps, kWarps);
+  }
   // A short column's splits (the column kernel's, at most 16 V rows) as one cluster where they
   // fit one as planned; elsewhere the cluster measured no faster, or slower: the row kernel, full
   // row blocks, splits cut to a cluster's size (docs/perf-notes.md, "Split K in a cluster").
-  static cluster::ClusterFit cols_fit[3];  // one per kernel: W = 16, 8, 4
-  const auto kernel = rows ? rows_kernel<E, CT>(w) : cols_kernel<E, CT>(w);
+  static cluster::ClusterFit cols_fit[3];
   const bool clustered =
       !rows && block_lanes < 32 &&
       cluster::plan(sp, tiles, q.k, kWarps, col_round, 1, reinterpret_cast<const void*>(kernel),
-                    kThreads, cols_fit[w == 8 ? 1 : w == 4 ? 2 : 0]);
+                    kThreads, cols_fit[wi]);
   g.clustered = clustered ? 1 : 0;
   g.k_chunk = sp.k_chunk;
   // Partial sums: splits x M for the row kernel, a run of a block's rows per split and row block
