@@ -23,6 +23,13 @@ int sm_count();
 cudaError_t opt_in_smem(const void* kernel, int smem_bytes,
                         std::atomic<std::uint64_t>& done_devices);
 
+// An instance's kernel and its opt-in word for opt_in_smem: what a launcher's lookup of the
+// instantiation for a problem returns.
+struct SmemKernel {
+  const void* fn;
+  std::atomic<std::uint64_t>* opted_in;
+};
+
 // A count a launcher asks the runtime once per device (an occupancy answer), kept beside the
 // launch as a function-local static: 0 where not asked yet; devices past kDevices are not kept
 // (slot: null), and asked every time.

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "tilegemm/problem.hpp"
 
@@ -70,15 +71,20 @@ inline bool b_k_contiguous(const Problem& p) {
   return p.b.layout == Layout::kColMajor;
 }
 
-// Calls f(std::bool_constant<A_K>{}, std::bool_constant<B_K>{}) with the problem's layouts as
+// Calls f(std::bool_constant<A_K>{}, std::bool_constant<B_K>{}) with a_k and b_k as
 // compile-time values (A_K: A is k-contiguous; B_K: B is k-contiguous) and returns what f
 // returns (the same type for all four): a launch's error, or the instantiation it would run.
 template <typename F>
-auto dispatch_layouts(const Problem& p, F&& f) {
+auto dispatch_layouts(bool a_k, bool b_k, F&& f) {
   using T = std::true_type;
   using N = std::false_type;
-  if (a_k_contiguous(p)) return b_k_contiguous(p) ? f(T{}, T{}) : f(T{}, N{});
-  return b_k_contiguous(p) ? f(N{}, T{}) : f(N{}, N{});
+  if (a_k) return b_k ? f(T{}, T{}) : f(T{}, N{});
+  return b_k ? f(N{}, T{}) : f(N{}, N{});
+}
+// The same with the problem's layouts.
+template <typename F>
+auto dispatch_layouts(const Problem& p, F&& f) {
+  return dispatch_layouts(a_k_contiguous(p), b_k_contiguous(p), std::forward<F>(f));
 }
 
 // ---- Alignment ----------------------------------------------------------------------------------

@@ -342,25 +342,19 @@ bool can_implement_small_mma(const Problem& p) {
          views::linear_tile_grid_fits(q, BM, BN);
 }
 
-// An instance's kernel and its shared-memory opt-in word (runtime::opt_in_smem).
-struct KernelRef {
-  const void* fn;
-  std::atomic<std::uint64_t>* opted_in;
-};
-
 template <class Op, class CT, int BN>
-KernelRef kernel_for_layouts(const Problem& q) {
+runtime::SmemKernel kernel_for_layouts(const Problem& q) {
   return views::dispatch_layouts(q, [](auto a_k, auto b_k) {
     static std::atomic<std::uint64_t> opted_in{0};
-    return KernelRef{kernel_address(&small_mma_kernel<Op, CT, BN, decltype(a_k)::value,
-                                                      decltype(b_k)::value>),
-                     &opted_in};
+    return runtime::SmemKernel{
+        kernel_address(&small_mma_kernel<Op, CT, BN, decltype(a_k)::value, decltype(b_k)::value>),
+        &opted_in};
   });
 }
 
 // The instantiation for a row-major-C problem's types (16-bit A/B) and layouts.
 template <int BN>
-KernelRef kernel_for(const Problem& q) {
+runtime::SmemKernel kernel_for(const Problem& q) {
   return mma_sync::with_16bit_op(q.types(), [&](auto op, auto ct) {
     return kernel_for_layouts<typename decltype(op)::type, typename decltype(ct)::type, BN>(q);
   });
@@ -374,7 +368,7 @@ const void* device_function_small_mma(const Problem& p) {
 template <int BN>
 cudaError_t launch_small_mma(const Problem& p, cudaStream_t stream) {
   const Problem q = views::row_major_c(p);
-  const KernelRef k = kernel_for<BN>(q);
+  const runtime::SmemKernel k = kernel_for<BN>(q);
   if (const cudaError_t e = runtime::opt_in_smem(k.fn, Tile<BN>::kSmemBytes, *k.opted_in);
       e != cudaSuccess) {
     return e;

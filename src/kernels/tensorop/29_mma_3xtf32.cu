@@ -427,22 +427,14 @@ bool can_implement_narrow(const Problem& p) {
                               INT_MAX;
 }
 
-struct KernelRef {
-  const void* fn;
-  std::atomic<std::uint64_t>* opted_in;
-};
 template <int BM, int BN>
-KernelRef kernel_for(const NarrowArgs& g) {
-  auto ref = [](auto a_k, auto b_k) {
+runtime::SmemKernel kernel_for(const NarrowArgs& g) {
+  return views::dispatch_layouts(a_k_contiguous(g), b_k_contiguous(g), [](auto a_k, auto b_k) {
     static std::atomic<std::uint64_t> opted_in{0};
-    return KernelRef{
+    return runtime::SmemKernel{
         kernel_address(&mma_3xtf32_kernel<BM, BN, decltype(a_k)::value, decltype(b_k)::value>),
         &opted_in};
-  };
-  using T = std::true_type;
-  using F = std::false_type;
-  if (a_k_contiguous(g)) return b_k_contiguous(g) ? ref(T{}, T{}) : ref(T{}, F{});
-  return b_k_contiguous(g) ? ref(F{}, T{}) : ref(F{}, F{});
+  });
 }
 
 template <int BM, int BN>
@@ -453,7 +445,7 @@ const void* device_function_narrow(const Problem& p) {
 template <int BM, int BN>
 cudaError_t launch_narrow(const Problem& p, cudaStream_t stream) {
   NarrowArgs g = orient(p);
-  const KernelRef k = kernel_for<BM, BN>(g);
+  const runtime::SmemKernel k = kernel_for<BM, BN>(g);
   const int smem = smem_bytes<BM, BN>(a_k_contiguous(g), b_k_contiguous(g));
   if (const cudaError_t e = runtime::opt_in_smem(k.fn, smem, *k.opted_in); e != cudaSuccess) {
     return e;
