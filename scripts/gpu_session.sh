@@ -424,6 +424,26 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       cp "$R"/tunecache/*.json "$OUT"/ 2>/dev/null
       tail -3 "$R/tune_show.log" | tee -a "$summary"
       ;;
+    ncu-gemv-rows)
+      # gemv's row kernel at an odd 16-bit pitch (1 x 4003 x 4609 with B column-major: B^T read
+      # along K at ld 4609) under Nsight Compute at the card's own clocks and caches, this build
+      # and $BIN/tilegemm_old: speed of light, memory, warp states, instruction statistics,
+      # occupancy and launch statistics of one timed launch, as text per build (perf-notes.md,
+      # "gemv's row kernel realigned against a staged x").
+      for v in new old; do
+        T="$TG"
+        [ $v = old ] && T="$(cd "$BIN" && pwd)/tilegemm_old"
+        [ -x "$T" ] || continue
+        run_step "ncu_gemv_rows_$v" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu \
+          --clock-control none --cache-control none --kernel-name regex:gemv_rows \
+          --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats \
+          --section MemoryWorkloadAnalysis --section InstructionStats --section Occupancy \
+          --section LaunchStats --section SchedulerStats "$T" bench --no-block --kernels gemv \
+          --dtype bf16 --layout-a col --layout-b col --layout-c col --shape 1x4003x4609 \
+          --rounds 1 --reps 3 --warmup 1
+        cp "$R/ncu_gemv_rows_$v.log" "$R/${TAG}_ncu-gemv-rows-$v.txt"
+      done
+      ;;
     tune-mv)
       # The built-in table's matrix-vector entries (M = 1 or N = 1) measured again after a change
       # to gemv: data/tune/<device>.json copied as this run's tune cache ($R/tunecache, which
