@@ -57,6 +57,18 @@ run_step() {
   return $rc
 }
 
+# each_build FN ARGS...: FN new <this build's tilegemm> ARGS..., then FN old <$BIN/tilegemm_old>
+# ARGS... where that exists: the steps that profile this build beside an earlier one.
+each_build() {
+  local fn=$1 v t
+  shift
+  for v in new old; do
+    t="$TG"
+    [ "$v" = old ] && t="$(cd "$BIN" && pwd)/tilegemm_old"
+    [ -x "$t" ] && "$fn" "$v" "$t" "$@"
+  done
+}
+
 # The element-type combinations of the 16-bit families, of the wgmma and mma.sync rungs, and of
 # every family.
 SIXTEEN_BIT_TYPES="bf16:bf16 bf16:f32 f16:f16 f16:f32"
@@ -430,19 +442,17 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       # and $BIN/tilegemm_old: speed of light, memory, warp states, instruction statistics,
       # occupancy and launch statistics of one timed launch, as text per build (perf-notes.md,
       # "gemv's row kernel realigned against a staged x").
-      for v in new old; do
-        T="$TG"
-        [ $v = old ] && T="$(cd "$BIN" && pwd)/tilegemm_old"
-        [ -x "$T" ] || continue
-        run_step "ncu_gemv_rows_$v" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu \
+      ncu_gemv_rows() {
+        run_step "ncu_gemv_rows_$1" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu \
           --clock-control none --cache-control none --kernel-name regex:gemv_rows \
           --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats \
           --section MemoryWorkloadAnalysis --section InstructionStats --section Occupancy \
-          --section LaunchStats --section SchedulerStats "$T" bench --no-block --kernels gemv \
+          --section LaunchStats --section SchedulerStats "$2" bench --no-block --kernels gemv \
           --dtype bf16 --layout-a col --layout-b col --layout-c col --shape 1x4003x4609 \
           --rounds 1 --reps 3 --warmup 1
-        cp "$R/ncu_gemv_rows_$v.log" "$R/${TAG}_ncu-gemv-rows-$v.txt"
-      done
+        cp "$R/ncu_gemv_rows_$1.log" "$R/${TAG}_ncu-gemv-rows-$1.txt"
+      }
+      each_build ncu_gemv_rows
       ;;
     tune-mv)
       # The built-in table's matrix-vector entries (M = 1 or N = 1) measured again after a change
@@ -1160,18 +1170,16 @@ for key, shapes in sorted(groups.items()):
       # Rung 21's column kernel at an odd 16-bit pitch (element loads) under Nsight Compute, this
       # build against $BIN/tilegemm_old: speed of light, memory, warp states, occupancy of the
       # kernel's third launch (after verification and warm-up), as text per build.
-      for v in new old; do
-        T="$TG"
-        [ $v = old ] && T="$(cd "$BIN" && pwd)/tilegemm_old"
-        [ -x "$T" ] || continue
-        run_step "ncu_narrow_elem_$v" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu \
+      ncu_narrow_elem() {
+        run_step "ncu_narrow_elem_$1" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu \
           --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
           --section Occupancy --section LaunchStats --section SchedulerStats \
-          -k regex:narrow_cols --launch-skip 2 --launch-count 1 "$T" bench --no-block \
+          -k regex:narrow_cols --launch-skip 2 --launch-count 1 "$2" bench --no-block \
           --kernels narrow_n4 --dtype bf16 --layout-a col --layout-b col --layout-c row \
           --shape 4100x2x1800 --rounds 1 --reps 3 --warmup 1
-        cp "$R/ncu_narrow_elem_$v.log" "$R/${TAG}_ncu-narrow-elem-$v.txt"
-      done
+        cp "$R/ncu_narrow_elem_$1.log" "$R/${TAG}_ncu-narrow-elem-$1.txt"
+      }
+      each_build ncu_narrow_elem
       ;;
     ncu-tiny)
       # Seed 7's bf16 rows within 1-9% of cuBLAS (launch-bound tiny products, perf-notes.md,
@@ -1201,22 +1209,21 @@ for key, shapes in sorted(groups.items()):
       # DRAM bytes, L2 sectors read for L1, L1 requests and sectors of global loads, instructions
       # and the slowest SM's active cycles, as CSV per type and pitch; this build and
       # $BIN/tilegemm_old where it exists.
-      for v in new old; do
-        T="$TG"
-        [ $v = old ] && T="$(cd "$BIN" && pwd)/tilegemm_old"
-        [ -x "$T" ] || continue
+      ncu_gemv() {
+        local dt pad
         for dt in f32 bf16; do
           for pad in 0,0,0 0,1,0; do
-            run_step "ncu_gemv_${v}_${dt}_${pad//,/}" bash -c 'cd "$1" && shift && "$@"' _ "$R" \
+            run_step "ncu_gemv_${1}_${dt}_${pad//,/}" bash -c 'cd "$1" && shift && "$@"' _ "$R" \
               ncu --csv --clock-control none --cache-control none \
               --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,launch__cluster_dim_x,dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum,sm__cycles_active.max \
-              "$T" bench --no-block --kernels "${NCU_GEMV_KERNELS:-gemv}" --dtype "$dt" \
+              "$2" bench --no-block --kernels "${NCU_GEMV_KERNELS:-gemv}" --dtype "$dt" \
               --layout-a row --layout-b row --layout-c row --pad "$pad" --shape 1x623x4718 \
               --rounds 1 --reps 3 --warmup 1
-            cp "$R/ncu_gemv_${v}_${dt}_${pad//,/}.log" "$R/${TAG}_ncu-gemv-${v}-${dt}-${pad//,/}.txt"
+            cp "$R/ncu_gemv_${1}_${dt}_${pad//,/}.log" "$R/${TAG}_ncu-gemv-${1}-${dt}-${pad//,/}.txt"
           done
         done
-      done
+      }
+      each_build ncu_gemv
       ;;
     read-rate)
       # tools/read_rate: one read of a 128 MiB buffer (the B of bf16 16 x 8192 x 8192) by blocks
