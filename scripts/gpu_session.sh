@@ -10,7 +10,8 @@
 #        narrow-f32-mid 3xtf32-cs 3xtf32-cs-random 3xtf32-csra 3xtf32-csra-random realign-quick verify-copies
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
 #        gemv-rows, ncu-tiny, tiny-solo, tiny-m16, tune-seeds, mma-3xtf32, ncu-mma3, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
-#        table-random, write-rate, short-off, split-sum, block, cluster-split, ab and ab-random
+#        table-random, write-rate, short-off, split-sum, block, cluster-split, ncu-gemv, tune-mv,
+#        ncu-gemv-rows, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
@@ -483,7 +484,9 @@ for key, shapes in sorted(groups.items()):
       done <"$R/tune_mv_shapes.txt"
       run_step tune_show "$TG" tune --show --cache-dir "$R/tunecache"
       cp "$R"/tunecache/*.json "$OUT"/ 2>/dev/null
-      note "tune-mv: $(wc -l <"$R/tune_mv_shapes.txt") groups; $(grep -c "^bf16\|^f32" "$R/tune_show.log") entries"
+      note "tune-mv: $(wc -l <"$R/tune_mv_shapes.txt") groups of types and layouts; the table now \
+$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"]))' \
+        "$R/tunecache/$GPU.json") entries"
       ;;
     sass)
       # A tensor-core rung whose SASS shows no HGMMA is on the wrong path: count HGMMA per kernel.
