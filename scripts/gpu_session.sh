@@ -1237,13 +1237,14 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
       ;;
     table-random)
       # auto as a user gets it (the built-in tune table for this GPU consulted before the rules)
-      # on the random shapes of seeds 7, 3 and 11, bf16 and f32, into ${TAG}_TABLE_TAG-random-*.
+      # on the random shapes of seeds 7, 3 and 11 (or TABLE_SEEDS), bf16 and f32, into
+      # ${TAG}_TABLE_TAG-random-*.
       # TABLE_FROM_TUNE=1: the table the `tune` step of this run just measured instead (as the
       # user's cache, $R/tunecache), for a build whose registry the built-in table predates.
       cache_dir=""
       [ -n "${TABLE_FROM_TUNE:-}" ] && cache_dir="$(cd "$R" && pwd)/tunecache"
       for dt in bf16 f32; do
-        for seed in 7 3 11; do
+        for seed in ${TABLE_SEEDS:-7 3 11}; do
           TILEGEMM_CACHE_DIR="$cache_dir" bench_random "table_${dt}_s$seed" auto "$dt" "$seed" \
             "${TAG}_${TABLE_TAG:-table}-random-$dt-s$seed.json"
         done
