@@ -170,7 +170,7 @@ enum class When : std::uint8_t {
   // The same split with element copies on 64x64 tiles for M or N of 33..64 against 2048 or more
   // with K of 250..511, the long operand at an odd pitch in a role the split reads in place: it
   // beat the CUDA cores' tuned split-K tile that the rules took there on the random shapes of
-  // seeds 5 and 11, 14-25% (perf-notes.md, "Rung 22's split at a mid K").
+  // seeds 5 and 11 (perf-notes.md, "Rung 22's split at a mid K").
   kF32InKernelAnyPitchMidK,
   // fp32 with M or N of 12..32 against 2048 or more and K >= 1024, where set_fp32_math allows
   // tf32 products: rung 29's 128x32 tile on mma.sync, the narrow side as its N, which beat rung

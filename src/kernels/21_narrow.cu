@@ -445,14 +445,9 @@ inline int reduce_shares(std::int64_t splits) {
   return shares;
 }
 
-// The problem as the kernels see it: N the narrow side (an M-narrow problem mirrored).
-Problem as_narrow(const Problem& p) {
-  return p.n <= p.m ? p : views::mirrored(p);
-}
-
 template <int NC>
 bool can_implement_narrow(const Problem& p) {
-  const Problem q = as_narrow(p);
+  const Problem q = views::narrow_as_n(p);
   // int sizes; K rounded up to a split's granularity (at most 8 elements) still fits an int.
   return q.n <= NC && views::dims_fit_int(q, 8) && q.m <= (std::int64_t{1} << 30);
 }
@@ -472,7 +467,7 @@ const void* kernel_of(bool rows, bool vec) {
 template <class E, class CT, int NC>
 cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   constexpr int V = Load<E>::kVec;
-  const Problem q = as_narrow(p);
+  const Problem q = views::narrow_as_n(p);
   NarrowArgs g{};
   g.m = static_cast<int>(q.m);
   g.n = static_cast<int>(q.n);
@@ -551,7 +546,7 @@ cudaError_t launch_narrow(const Problem& p, cudaStream_t stream) {
 
 template <int NC>
 const void* device_function_narrow(const Problem& p) {
-  const Problem q = as_narrow(p);
+  const Problem q = views::narrow_as_n(p);
   const bool rows = views::a_k_contiguous(q);
   const bool vec = views::aligned(q.a, 16);
   return with_types(p.types(), [&](auto e, auto ct) {

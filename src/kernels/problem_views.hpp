@@ -54,6 +54,12 @@ inline Problem mirrored(const Problem& p) {
   return t;
 }
 
+// The problem with C's narrow side as N: itself where C has at least as many rows as columns,
+// else its mirror. The narrow families (rungs 21 and 29) run this.
+inline Problem narrow_as_n(const Problem& p) {
+  return p.n <= p.m ? p : mirrored(p);
+}
+
 // The problem with a row-major C: itself, or (C column-major) its mirror. The tile kernels that
 // store C row by row run this.
 inline Problem row_major_c(const Problem& p) {

@@ -64,6 +64,39 @@ __device__ __forceinline__ void add4(float4& t, const float4& v) {
   t.w += v.w;
 }
 
+// The last block's sum of a tile's splits (one-launch split K): each split's kTileOut partial
+// sums at tile_partial + s kTileOut, thread tid adding the 16-byte groups of outputs 4 (tid +
+// kThreads q) .. + 3 for q < kQuads over every split in split order (the same sum every run),
+// kBatch splits' loads in flight together.
+template <int kTileOut, int kThreads, int kBatch>
+__device__ __forceinline__ void sum_tile_splits(const float* tile_partial, int splits, int tid,
+                                                float4 (&sum)[kTileOut / (4 * kThreads)]) {
+  constexpr int kQuads = kTileOut / (4 * kThreads);
+  static_assert(kQuads * 4 * kThreads == kTileOut, "whole 16-byte groups a thread");
+#pragma unroll
+  for (int q = 0; q < kQuads; ++q) sum[q] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 1
+  for (int s0 = 0; s0 < splits; s0 += kBatch) {
+    float4 v[kBatch][kQuads];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+#pragma unroll
+      for (int q = 0; q < kQuads; ++q) {
+        v[u][q] = s0 + u < splits
+                      ? __ldcg(reinterpret_cast<const float4*>(
+                            tile_partial + static_cast<std::int64_t>(s0 + u) * kTileOut +
+                            4 * (tid + kThreads * q)))
+                      : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+#pragma unroll
+      for (int q = 0; q < kQuads; ++q) add4(sum[q], v[u][q]);
+    }
+  }
+}
+
 // A group's sum over its shares of the splits, each share's sum left by its thread at
 // share_sums[share * stride + slot]: `t`, share 0's own, plus the others in share order (a fixed
 // order, the same sum every run).

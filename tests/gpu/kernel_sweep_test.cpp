@@ -83,17 +83,12 @@ TEST_P(KernelSweep, StandardSweepPasses) {
     if (kernel->family == "gemv" && spec.m != 1 && spec.n != 1) {
       (index % 2 == 0 ? spec.n : spec.m) = 1;
     }
-    // The narrow family gets every case with N (even cases) or M (odd cases) cut to 1 .. its
-    // width, the rest of the case as it is.
-    if (kernel->family == "narrow") {
-      const std::int64_t width = 1 + (index / 2) % kernel->tile.bn;
-      (index % 2 == 0 ? spec.n : spec.m) = width;
-    }
-    // Rung 29 (narrow C on mma.sync) likewise, with N or M of 1 .. twice its tile's columns (its
-    // bound), so that both orientations and one and two column tiles are swept.
-    if (kernel->family == "mma_3xtf32") {
-      const std::int64_t width = 1 + (index / 2) % (2 * kernel->tile.bn);
-      (index % 2 == 0 ? spec.n : spec.m) = width;
+    // The narrow families get every case with N (even cases) or M (odd cases) cut to 1 .. their
+    // bound, the rest of the case as it is: rung 21's width, and twice rung 29's tile columns (so
+    // that both orientations and one and two column tiles are swept).
+    if (kernel->family == "narrow" || kernel->family == "mma_3xtf32") {
+      const std::int64_t bound = (kernel->family == "narrow" ? 1 : 2) * kernel->tile.bn;
+      (index % 2 == 0 ? spec.n : spec.m) = 1 + (index / 2) % bound;
     }
     // The thin-K family gets every case with K of 1 to 40 (one or two shared-memory rounds),
     // rung 25's with K of 1 to 64 for 16-bit types and 1 to 32 for fp32 and tf32 (its bounds:

@@ -294,33 +294,10 @@ __global__ void __launch_bounds__(kThreads, Tile<BN>::kMinBlocks)
     *reinterpret_cast<float2*>(mine + r * BN + col) = make_float2(x, y);
   });
   if (!stream::last_split(g.counters)) return;
-  // Thread t adds the 4 outputs 4 (t + kThreads q) .. + 3 for q < kQuads, kBatch splits of each
-  // in flight together.
+  // Thread t adds the 4 outputs 4 (t + kThreads q) .. + 3 for q < kQuads, 8 loads in flight.
   constexpr int kQuads = kTileOut / (4 * kThreads);
-  constexpr int kBatch = 8 / kQuads;
   float4 sum[kQuads];
-#pragma unroll
-  for (int q = 0; q < kQuads; ++q) sum[q] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll 1
-  for (int s0 = 0; s0 < splits; s0 += kBatch) {
-    float4 v[kBatch][kQuads];
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-#pragma unroll
-      for (int q = 0; q < kQuads; ++q) {
-        v[u][q] = s0 + u < splits
-                      ? __ldcg(reinterpret_cast<const float4*>(
-                            tile_partial + static_cast<std::int64_t>(s0 + u) * kTileOut +
-                            4 * (tid + kThreads * q)))
-                      : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-#pragma unroll
-      for (int q = 0; q < kQuads; ++q) stream::add4(sum[q], v[u][q]);
-    }
-  }
+  stream::sum_tile_splits<kTileOut, kThreads, 8 / kQuads>(tile_partial, splits, tid, sum);
 #pragma unroll
   for (int q = 0; q < kQuads; ++q) {
     const int e = 4 * (tid + kThreads * q);

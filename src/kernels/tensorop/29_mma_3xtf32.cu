@@ -196,16 +196,7 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
     cp_async_commit();
   }
 
-  float acc[MT][NT][4];   // rounding fp32 sums of the stages
-  float part[MT][NT][4];  // the tensor cores' sum of one stage
-#pragma unroll
-  for (int i = 0; i < MT; ++i) {
-#pragma unroll
-    for (int j = 0; j < NT; ++j) {
-#pragma unroll
-      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.0f;
-    }
-  }
+  float acc[MT][NT][4] = {};  // rounding fp32 sums of the stages
   const int wm0 = warp * WM;
   for (int t = 0; t < k_tiles; ++t) {
     cp_async_wait<kStages - 2>();
@@ -215,14 +206,7 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
 
     const float* const sa = sf + (t % kStages) * (kStageBytes / 4);
     const float* const sb = sa + LA::kBytes / 4;
-#pragma unroll
-    for (int i = 0; i < MT; ++i) {
-#pragma unroll
-      for (int j = 0; j < NT; ++j) {
-#pragma unroll
-        for (int r = 0; r < 4; ++r) part[i][j][r] = 0.0f;
-      }
-    }
+    float part[MT][NT][4] = {};  // the tensor cores' sum of this stage
 #pragma unroll
     for (int ks = 0; ks < BK / 8; ++ks) {
       const int k = 8 * ks + tq;
@@ -341,19 +325,7 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
   if (!stream::last_split(g.counters)) return;
   constexpr int kQuads = kTileOut / (4 * kThreads);
   float4 sum[kQuads];
-#pragma unroll
-  for (int q = 0; q < kQuads; ++q) sum[q] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll 1
-  for (int s = 0; s < splits; ++s) {
-    float4 v[kQuads];
-#pragma unroll
-    for (int q = 0; q < kQuads; ++q) {
-      v[q] = __ldcg(reinterpret_cast<const float4*>(
-          tile_partial + static_cast<std::int64_t>(s) * kTileOut + 4 * (tid + kThreads * q)));
-    }
-#pragma unroll
-    for (int q = 0; q < kQuads; ++q) stream::add4(sum[q], v[q]);
-  }
+  stream::sum_tile_splits<kTileOut, kThreads, 1>(tile_partial, splits, tid, sum);
 #pragma unroll
   for (int q = 0; q < kQuads; ++q) {
     const int e = 4 * (tid + kThreads * q);
@@ -383,27 +355,15 @@ constexpr int smem_bytes(bool a_k, bool b_k) {
   return kStages * (a + b);
 }
 
-// The product as the kernel runs it, the narrow side as N': as it is where C has at least as many
-// rows as columns, else transposed, C^T = B^T A^T (B^T the wide operand A').
+// The product as the kernel runs it, the narrow side as N' (views::narrow_as_n: C^T = B^T A^T
+// where C has fewer rows than columns, B^T then the wide operand A').
 NarrowArgs orient(const Problem& p) {
+  const Problem q = views::narrow_as_n(p);
   NarrowArgs g{};
-  static_cast<GemmArgs&>(g) = make_args(p);
-  bool a_vec = views::aligned(p.a, 16);
-  bool b_vec = views::aligned(p.b, 16);
-  if (p.m < p.n) {
-    std::swap(g.m, g.n);
-    std::swap(g.a, g.b);
-    const std::int64_t a_rs = g.a_rs, a_cs = g.a_cs;
-    g.a_rs = g.b_cs;
-    g.a_cs = g.b_rs;
-    g.b_rs = a_cs;
-    g.b_cs = a_rs;
-    std::swap(g.c_rs, g.c_cs);
-    std::swap(a_vec, b_vec);
-  }
-  g.a_vec = a_vec;
-  g.b_vec = b_vec;
-  g.c_pairs = g.c_cs == 1 && views::aligned(p.c, 2 * sizeof(float));
+  static_cast<GemmArgs&>(g) = make_args(q);
+  g.a_vec = views::aligned(q.a, 16);
+  g.b_vec = views::aligned(q.b, 16);
+  g.c_pairs = g.c_cs == 1 && views::aligned(q.c, 2 * sizeof(float));
   return g;
 }
 // A' (B') K-contiguous: the kernel's A_K (B_K).
