@@ -11,7 +11,7 @@
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
 #        gemv-rows, ncu-tiny, tiny-solo, tiny-m16, tune-seeds, mma-3xtf32, ncu-mma3, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ncu-gemv, tune-mv,
-#        ncu-gemv-rows, ab and ab-random
+#        ncu-gemv-rows, tune-grid, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
@@ -598,6 +598,32 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
       done
       python3 scripts/tune_gaps.py "$R"/*_tune-random-*-s*.json "$R"/*_random-rules-*-s*.json |
         tee -a "$summary"
+      ;;
+    tune-grid)
+      # Rule-cutting grid for narrow products: tilegemm tune --dry-run (nothing stored) over the
+      # narrow side GRID_NARROW against the long side GRID_LONG and K GRID_K, the narrow side as M
+      # and as N, in each of GRID_TYPES, GRID_LAYOUTS (A, B, C as r/c letters) and GRID_PADS,
+      # every candidate timed beside cuBLAS with the rules' choice named:
+      # ${TAG}_tune-grid-<type>-<layouts>-<pad>-<m|n>.json (scripts/grid_summary.py reads them).
+      for ab in ${GRID_TYPES:-bf16 f32}; do
+        for lay in ${GRID_LAYOUTS:-rcr crc}; do
+          la=row; lb=row; lc=row
+          [ "${lay:0:1}" = c ] && la=col
+          [ "${lay:1:1}" = c ] && lb=col
+          [ "${lay:2:1}" = c ] && lc=col
+          for pad in ${GRID_PADS:-0,0,0 1,1,1}; do
+            for side in m n; do
+              dims=(--m "${GRID_NARROW:-2,4,8,16,32,64}" --n "${GRID_LONG:-1024,4096,8192}")
+              [ $side = n ] && dims=(--m "${GRID_LONG:-1024,4096,8192}" --n "${GRID_NARROW:-2,4,8,16,32,64}")
+              name="tune_grid_${ab}_${lay}_${pad//,/}_$side"
+              run_step "$name" bash -c 'cd "$1" && shift && "$@"' _ "$R" "$TG" tune --dry-run \
+                --dtype "$ab" --layout-a $la --layout-b $lb --layout-c $lc --pad "$pad" \
+                "${dims[@]}" --k "${GRID_K:-64,256,1024,4096}" --rounds 3 --reps 10 --warmup 3 \
+                --screen 2 --output "${TAG}_tune-grid-$ab-$lay-${pad//,/}-$side.json"
+            done
+          done
+        done
+      done
       ;;
     skinny)
       # Small M or N against a large N x K (rung 18 beside the other wgmma tiles, auto and cuBLAS):
@@ -1448,6 +1474,8 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
       # layout-c pad:shape shape ...", separated by ";") for AB_KERNELS in each of AB_TYPES, three
       # interleaved rounds a bench: the A/B of perf-notes' kernel changes (the narrow second pass
       # and one-wave split ran as AB_KERNELS='narrow_*' over the narrow step's shapes).
+      # AB_KERNELS_<type> (AB_KERNELS_f32, AB_KERNELS_bf16, ...) names that type's kernels where
+      # one glob cannot: bench refuses a glob that matches no kernel of its type.
       old_tg="$(cd "$BIN" && pwd)/tilegemm_old"
       if [ ! -x "$old_tg" ]; then
         note "step ab: no $BIN/tilegemm_old to compare with"
@@ -1468,8 +1496,9 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
               shapes=()
               for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
               name="ab_${v}_${rep}_${ab}_$la$lb${lc}_${pad//,/}_c$ci"
+              kernels_of_type="AB_KERNELS_$ab"
               run_step "$name" bash -c 'cd "$1" && shift && "$@"' _ "$R" "$T" bench --rounds 3 \
-                --reps 20 --warmup 5 --kernels "${AB_KERNELS:-narrow_*}" --dtype "$ab" \
+                --reps 20 --warmup 5 --kernels "${!kernels_of_type:-${AB_KERNELS:-narrow_*}}" --dtype "$ab" \
                 --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "${shapes[@]}" \
                 --format json --output "${TAG}_$name.json"
             done
