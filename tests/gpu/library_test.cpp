@@ -1276,6 +1276,57 @@ TEST(Library, ResidueMapsReadEveryPitchAndBase) {
   EXPECT_GT(checked, 0) << "no rung-23 kernel ran";
 }
 
+// Rung 16's transposed copy of a narrow operand that runs along its narrow side (A column-major
+// with M, B row-major with N, under one 128-byte box) beside a wide operand that needs no copy:
+// every rung-16 instance takes such a problem, narrow M and narrow N, both C layouts, every type
+// it computes, widths across the box (1, 7, 8, 31, 63 lines for 16-bit types; 1, 7, 31 for tf32)
+// at the narrow operand's pitch rounded up to 16 bytes (an odd multiple of 16 bytes included)
+// and K past one of the transpose's 32-line tiles; and with both operands at odd pitches, where
+// both are copied by lines instead.
+TEST(Library, NarrowAlongItsNarrowSideIsCopiedTransposedRight) {
+  TILEGEMM_REQUIRE_GPU();
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  int checked = 0;
+  for (const KernelInfo& k : all_kernels()) {
+    if (k.family != "wgmma_padded" || !runs_on_current_device(k)) continue;
+    for (GemmTypes types : k.desc.types) {
+      const auto es = static_cast<std::int64_t>(dtype_bytes(types.ab));
+      for (std::int64_t narrow : {1, 7, 8, 31, 63}) {
+        if (es == 4 && narrow > 31) continue;
+        const std::int64_t to_16_bytes = (narrow + 16 / es - 1) / (16 / es) * (16 / es) - narrow;
+        for (bool narrow_m : {true, false}) {
+          for (Layout lc : {Layout::kRowMajor, Layout::kColMajor}) {
+            for (bool odd : {false, true}) {
+              CaseSpec s = spec_of(narrow_m ? narrow : 777, narrow_m ? 777 : narrow, 200, 1.5f,
+                                   odd ? -0.5f : 0.0f, types);
+              // the narrow operand along its narrow side, the wide one K-major (K = 200: a
+              // 16-byte pitch)
+              s.la = narrow_m ? Layout::kColMajor : Layout::kRowMajor;
+              s.lb = narrow_m ? Layout::kColMajor : Layout::kRowMajor;
+              s.lc = lc;
+              (narrow_m ? s.pad_a : s.pad_b) = odd ? 1 : to_16_bytes;
+              (narrow_m ? s.pad_b : s.pad_a) = odd ? 1 : 0;
+              s.pad_c = odd ? 1 : 0;
+              s.seed = static_cast<std::uint64_t>(checked) + 11;
+              SCOPED_TRACE(k.name + " " + s.to_string());
+              Testbed tb(s);
+              ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+              ASSERT_TRUE(k.can_implement(tb.problem()));
+              const CheckResult r = tb.run_and_check(
+                  [&](const Problem& p, cudaStream_t st) { return gemm(p, k.name, st); }, stream);
+              EXPECT_TRUE(r.passed) << r.detail;
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  EXPECT_GT(checked, 0) << "no rung-16 kernel ran";
+}
+
 // Rung 22's split (beforehand and in the kernel) on inputs its fast path does not cover: with A
 // and B all ones, a NaN in A's row 1 makes C's row 1 NaN, an Inf in row 0 never comes out finite
 // (three tf32 products cannot keep it Inf: big(Inf) times B's zero remainders is NaN, which is

@@ -18,6 +18,11 @@
 // its M-major A through registers. cuBLAS is slow in that mix too (docs/perf-notes.md, rung 16).
 // Besides rung 15's three tiles, rung 18's one-consumer 64x64 tile runs on the copies too (small M
 // or N with an odd pitch: half the zero rows of the 128-row tiles).
+// A narrow operand that runs along its narrow side (A column-major with M under one M/N-major box
+// of 128 bytes, B row-major with N so), where the other operand needs no copy, is copied
+// transposed too, K-major: a tensor map fills the rest of each such box with zeros, which costs
+// the copy engine about what the whole box would, while K-major lines are read by short boxes of
+// the operand's lines only (wgmma_tma.cuh's launcher). The operand is small, so its copy is.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -34,14 +39,14 @@ namespace tilegemm::kernels {
 namespace {
 
 // dst line r (of `rows`) is column r of src: dst[r * dst_pitch + c] = src[c * src_pitch + r] for
-// c < cols, 4-byte elements. 32 x 32 tiles through shared memory (a padded row keeps the column
-// reads free of bank conflicts), so both the loads and the stores are coalesced lines.
-__global__ void __launch_bounds__(256) transpose_kernel(const std::uint32_t* __restrict__ src,
-                                                        std::int64_t src_pitch,
-                                                        std::uint32_t* __restrict__ dst,
-                                                        std::int64_t dst_pitch, std::int64_t rows,
-                                                        std::int64_t cols) {
-  __shared__ std::uint32_t tile[32][33];
+// c < cols, elements of type T (2 or 4 bytes). 32 x 32 tiles through shared memory (a padded row
+// keeps the column reads free of bank conflicts), so both the loads and the stores are coalesced
+// lines. Each block then lets a dependent launch start, as the line copy does (pad_copy.cuh).
+template <class T>
+__global__ void __launch_bounds__(256)
+    transpose_kernel(const T* __restrict__ src, std::int64_t src_pitch, T* __restrict__ dst,
+                     std::int64_t dst_pitch, std::int64_t rows, std::int64_t cols) {
+  __shared__ T tile[32][33];
   const int tx = static_cast<int>(threadIdx.x) % 32;
   const int ty = static_cast<int>(threadIdx.x) / 32;  // 0..7
   const std::int64_t tiles_r = (rows + 31) / 32;
@@ -62,6 +67,9 @@ __global__ void __launch_bounds__(256) transpose_kernel(const std::uint32_t* __r
     }
     __syncthreads();  // the tile is free for the next one
   }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
 }
 
 // A copy where no tensor map describes the operand, and where one does but its pitch is an odd
@@ -75,21 +83,42 @@ Copy plan_copy(DType dtype, const void* data, hopper::OperandGeometry g, std::in
   return sized_copy(dtype, g.rows, g.cols, false);
 }
 
-// tf32 with A and B both M/N-major: B (lines along N) is copied into lines along K.
-bool needs_transposed_b(const Problem& q) {
-  return q.a.dtype == DType::kTF32 && !views::a_k_contiguous(q) && !views::b_k_contiguous(q);
+// Whether an M/N-major operand of `lines` lines along M or N fills less than one 128-byte box
+// of them (64 16-bit elements, 32 tf32).
+bool under_one_box(const Problem& q, std::int64_t lines) {
+  return lines < 128 / static_cast<std::int64_t>(dtype_bytes(q.a.dtype));
 }
-Copy plan_b_copy(const Problem& q) {
-  const hopper::OperandGeometry g = hopper::b_geometry(q);
-  if (!needs_transposed_b(q)) return plan_copy(q.b.dtype, q.b.data, g, q.b.ld);
-  return sized_copy(q.b.dtype, g.cols, g.rows, true);  // N lines of K
+
+// The copies of the oriented problem: each operand no tensor map reads well at its pitch, by
+// lines; for tf32 with A and B both M/N-major, B transposed (N lines of K); and an M/N-major
+// operand under one box, transposed (M or N lines of K) in place of its own line copy, where the
+// other operand needs no line copy: beside one, the transposed copy would be a second launch,
+// which cost more than the short boxes saved up to K = 8192 (docs/perf-notes.md, "Narrow
+// products by grid").
+struct Copies {
+  Copy a, b;
+};
+Copies plan_copies(const Problem& q) {
+  const hopper::OperandGeometry ga = hopper::a_geometry(q);
+  const hopper::OperandGeometry gb = hopper::b_geometry(q);
+  const Copy lines_a = plan_copy(q.a.dtype, q.a.data, ga, q.a.ld);
+  const Copy lines_b = plan_copy(q.b.dtype, q.b.data, gb, q.b.ld);
+  Copies c{lines_a, lines_b};
+  const bool a_mn = !views::a_k_contiguous(q);
+  const bool b_mn = !views::b_k_contiguous(q);
+  if (a_mn && under_one_box(q, q.m) && !lines_b.needed) {
+    c.a = sized_copy(q.a.dtype, ga.cols, ga.rows, true);
+  }
+  if (b_mn && ((under_one_box(q, q.n) && !lines_a.needed) || (q.a.dtype == DType::kTF32 && a_mn))) {
+    c.b = sized_copy(q.b.dtype, gb.cols, gb.rows, true);
+  }
+  return c;
 }
 
 template <class Cfg>
 bool can_implement_padded(const Problem& problem) {
   const Problem q = views::row_major_c(problem);
-  const Copy ca = plan_copy(q.a.dtype, q.a.data, hopper::a_geometry(q), q.a.ld);
-  const Copy cb = plan_b_copy(q);
+  const auto [ca, cb] = plan_copies(q);
   if (!ca.needed && !cb.needed) return false;  // rung 15 takes it as it is
   // The copies must fit an int64 index and a single workspace; the kernel must take the rest.
   constexpr std::size_t kMaxCopy = std::size_t{1} << 40;
@@ -97,24 +126,28 @@ bool can_implement_padded(const Problem& problem) {
   return hopper::can_implement<Cfg>(on_copies(q, ca, cb));
 }
 
-// tf32's transposed copy of B (rung 16 alone makes one); the other copies go through
-// copy_operands.
-cudaError_t copy_transposed(const Copy& c, const void* src, std::int64_t ld, void* dst,
+// A transposed copy (rung 16 alone makes them); the line copies go through copy_operands.
+cudaError_t copy_transposed(DType dtype, const Copy& c, const void* src, std::int64_t ld, void* dst,
                             cudaStream_t stream) {
   const std::int64_t tiles = ((c.rows + 31) / 32) * ((c.cols + 31) / 32);
   const auto blocks =
       static_cast<unsigned>(std::min<std::int64_t>(tiles, 16LL * runtime::sm_count()));
-  transpose_kernel<<<blocks, 256, 0, stream>>>(static_cast<const std::uint32_t*>(src), ld,
-                                               static_cast<std::uint32_t*>(dst), c.pitch, c.rows,
-                                               c.cols);
+  if (dtype_bytes(dtype) == 4) {
+    transpose_kernel<<<blocks, 256, 0, stream>>>(static_cast<const std::uint32_t*>(src), ld,
+                                                 static_cast<std::uint32_t*>(dst), c.pitch, c.rows,
+                                                 c.cols);
+  } else {
+    transpose_kernel<<<blocks, 256, 0, stream>>>(static_cast<const std::uint16_t*>(src), ld,
+                                                 static_cast<std::uint16_t*>(dst), c.pitch, c.rows,
+                                                 c.cols);
+  }
   return cudaGetLastError();
 }
 
 template <class Cfg>
 cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
   const Problem q = views::row_major_c(problem);
-  const Copy ca = plan_copy(q.a.dtype, q.a.data, hopper::a_geometry(q), q.a.ld);
-  const Copy cb = plan_b_copy(q);
+  const auto [ca, cb] = plan_copies(q);
   // One workspace for the copies (each a multiple of 256 bytes) and, behind them, a split-K
   // launch's partial tiles.
   runtime::OperandWorkspace ws;
@@ -126,20 +159,27 @@ cudaError_t launch_padded(const Problem& problem, cudaStream_t stream) {
   unsigned char* const a_copy = ws.a;
   unsigned char* const b_copy = ws.b;
   float* const partial = reinterpret_cast<float*>(ws.tail);
+  if (ca.transposed) {
+    if (cudaError_t err = copy_transposed(q.a.dtype, ca, q.a.data, q.a.ld, a_copy, stream);
+        err != cudaSuccess) {
+      return err;
+    }
+  }
   if (cb.transposed) {
-    if (cudaError_t err = copy_transposed(cb, q.b.data, q.b.ld, b_copy, stream);
+    if (cudaError_t err = copy_transposed(q.b.dtype, cb, q.b.data, q.b.ld, b_copy, stream);
         err != cudaSuccess) {
       return err;
     }
   }
   // The line copies in one launch, the last before the GEMM: the GEMM is launched as its
-  // programmatic dependent (its launch and set-up overlap the copy's tail).
+  // programmatic dependent (its launch and set-up overlap the copy's tail), as it is after a
+  // transposed copy alone.
   if (cudaError_t err = copy_operands(q.a.dtype, q.a.data, q.a.ld, a_copy, ca, q.b.data, q.b.ld,
                                       b_copy, cb, stream);
       err != cudaSuccess) {
     return err;
   }
-  const bool after_copy = by_lines(ca) || by_lines(cb);
+  const bool after_copy = ca.needed || cb.needed;
   // The copies keep the problem's row-major C, so the launcher runs it as it is.
   return hopper::launch_with<Cfg>(on_copies(q, ca, cb, a_copy, b_copy), stream, partial,
                                   after_copy);
