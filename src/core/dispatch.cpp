@@ -212,6 +212,11 @@ enum class When : std::uint8_t {
   // narrow kernel, which streams the wide operand once where the skinny and small tiles compute
   // mostly zero rows (perf-notes.md, "fp32 rules by GPU time").
   kNarrowTo8LongKF32,
+  // M or N of 2..4 against K of 65..512 and a long side of 128 or more, the wide operand K-major
+  // (fp32): rung 21's 4-column kernel, which beat the tiny and small tiles the rules took there on
+  // a grid of narrow products and on six seeds' random shapes (perf-notes.md, "Narrow products by
+  // grid").
+  kNarrowTo4MidKF32,
   // fp32 M or N of 9..16 against K >= 1024 where rung 21 reads the wide operand by elements down
   // its columns (the wide operand contiguous along the wide side, at a pitch no 16-byte load
   // reads): rung 21's 16-column narrow kernel, which beat the skinny tile and rung 22's element
@@ -260,6 +265,25 @@ enum class When : std::uint8_t {
   // and 16 on 9..32 columns up to K = 2000 but one row (from K = 3000 it lost to rung 23)
   // (perf-notes.md, "Rung 28 over a cluster", "Rung 28's whole K past K = 1024").
   kTinyMma16Narrow,
+  // A narrow product whose wide operand runs along the long side (16-bit types: A column-major
+  // under a narrow N, B row-major under a narrow M), K >= 13, the long side up to 8192, not K
+  // past 512 over at most 8 32x32 tiles (kTinyMma16Cluster's bound: rung 24's finer split):
+  // - M or N of 2..8: where A and B have 16-byte pitches, with the narrow operand along its
+  //   narrow side too (a tensor map then fills 64-element boxes of it mostly with zeros: the short
+  //   boxes of a K-major narrow operand do not apply), up to K = 1024 (past it
+  //   kNarrowMnMajorCopies16); at other pitches up to K = 2048;
+  // - M or N of 9..16, the narrow operand along its narrow side: up to K = 512 at 16-byte
+  //   pitches, 1024 at others.
+  // Rung 28, ahead of every rule past gemv: it beat the wgmma tiles, rung 21 and rung 27 there
+  // on a grid of narrow products and on six seeds' random shapes (perf-notes.md, "Narrow products
+  // by grid").
+  kNarrowMnMajor16,
+  // The same class's narrow operand along its narrow side, A and B at 16-byte pitches, M or N of
+  // 8..48, K >= 2048, the long side 2048..8192 (16-bit types): rung 16 copies that operand
+  // transposed (K-major, read by short boxes) and runs rung 18's 64x64 tile, which beat that tile
+  // in place, rung 28 and the 64x128 tile there; over a long side of 1024 (16 tiles or fewer) the
+  // copy's launch cost more than it saved (perf-notes.md, "Narrow products by grid").
+  kNarrowMnMajorCopies16,
   kAlways,
 };
 enum class BNeeds : std::uint8_t { kAny, kRowMajor, kColMajor };
@@ -279,6 +303,8 @@ struct Rule {
 // fp32 (SIMT). Why each: docs/perf-notes.md (rung 9; third pass; rung 17).
 //  - a matrix-vector product (M or N of 1): the gemv family, which streams the matrix once; with
 //    K <= 12 rung 10's cute_simple (kVectorShortKF32).
+//  - M or N of 2..4 against K of 65..512, the wide operand K-major (kNarrowTo4MidKF32): rung 21's
+//    4-column kernel, ahead of the tiny and small tiles.
 //  - a tiny product (kTinyF32): rung 2's 16x16 tile, no split; K <= 8 over a mid-sized C
 //    (kThinKMidF32): rung 10's cute_simple; 8 < K <= 48 over a mid-sized C that rung 22 would
 //    take (kShortKMidF32): rung 24's 64x64 tile.
@@ -317,6 +343,7 @@ struct Rule {
 constexpr Rule kSimtRules[] = {
     {When::kVectorShortKF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kNarrowTo4MidKF32, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kTinyF32, BNeeds::kAny, "smem_tiled", 16, 16, 16, false, ""},
     {When::kThinKMidF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
     {When::kShortKMidF32, BNeeds::kAny, "small", 64, 64, 32, true, ""},
@@ -350,6 +377,10 @@ constexpr Rule kSimtRules[] = {
 // (M x N <= 2^15) goes to rung 1's thread per output (kTinyShortK16). A matrix-vector product
 // goes to the gemv family (CUDA cores: the
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
+// narrow product (M or N of 2..16) whose wide operand runs along the long side, over the K its
+// width allows, to rung 28 (kNarrowMnMajor16; at 16-byte pitches with K >= 2048, M or N of 8..48
+// and a narrow operand along its narrow side, rung 16's transposed copy of it under rung 18's
+// tile, kNarrowMnMajorCopies16), a
 // tiny bf16 or f16 product (K of 8..512 over at most a wave of 32x32 tiles, or on sm_90 K of
 // 513..8192 over at most half a wave where its split over a cluster leaves each warp at most
 // four rounds of loads; behind the wgmma rules also M or N of 2..8 with K of 513..4096, or of
@@ -400,8 +431,10 @@ constexpr Rule kSimtRules[] = {
 constexpr Rule kTensorRules[] = {
     {When::kTinyShortK16, BNeeds::kAny, "naive", 8, 32, 0, false, ""},
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kNarrowMnMajor16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kTinyMma16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kTinyMma16Cluster, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, "", 90},
+    {When::kNarrowMnMajorCopies16, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, "", 90},
     {When::kSmallProductMidK, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kTinySolo16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
@@ -461,6 +494,21 @@ bool pitch_16b(const ConstMatrixRef& x) {
 
 // Bytes of the operand along the longer of M and N (A where M >= N), the one a skinny product
 // streams.
+// Whether the wide operand of a narrow product (A where N <= M, else B) is K-major: A
+// row-major, B column-major; otherwise it runs along the long side.
+bool wide_k_major(const Problem& p) {
+  const bool n_narrow = p.n <= p.m;
+  const ConstMatrixRef& wide = n_narrow ? p.a : p.b;
+  return wide.layout == (n_narrow ? Layout::kRowMajor : Layout::kColMajor);
+}
+
+// The same for its narrow operand (B where N <= M, else A): B column-major, A row-major.
+bool narrow_k_major(const Problem& p) {
+  const bool n_narrow = p.n <= p.m;
+  const ConstMatrixRef& narrow = n_narrow ? p.b : p.a;
+  return narrow.layout == (n_narrow ? Layout::kColMajor : Layout::kRowMajor);
+}
+
 std::int64_t long_operand_bytes(const Problem& p) {
   return std::max(p.m, p.n) * p.k * static_cast<std::int64_t>(dtype_bytes(p.a.dtype));
 }
@@ -648,14 +696,25 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
              p.m * p.n >= (std::int64_t{1} << 18) && p.m * p.n <= (std::int64_t{1} << 20);
     case When::kNarrowTo8LongKF32:
       return std::min(p.m, p.n) >= 5 && std::min(p.m, p.n) <= 8 && p.k >= 512;
-    case When::kNarrowTo16ColsF32: {
+    case When::kNarrowTo16ColsF32:
       // Rung 21 makes the narrow side N (an M-narrow product as its mirror, B^T the wide
       // operand); its column kernel reads a wide operand contiguous along the wide side.
-      const bool n_narrow = p.n <= p.m;
-      const ConstMatrixRef& wide = n_narrow ? p.a : p.b;
-      const bool down_columns = wide.layout == (n_narrow ? Layout::kColMajor : Layout::kRowMajor);
-      return std::min(p.m, p.n) >= 9 && std::min(p.m, p.n) <= 16 && p.k >= 1024 && down_columns &&
-             !pitch_16b(wide);
+      return std::min(p.m, p.n) >= 9 && std::min(p.m, p.n) <= 16 && p.k >= 1024 &&
+             !wide_k_major(p) && !pitch_16b(p.n <= p.m ? p.a : p.b);
+    case When::kNarrowTo4MidKF32:
+      return std::min(p.m, p.n) >= 2 && std::min(p.m, p.n) <= 4 && p.k >= 65 && p.k <= 512 &&
+             std::max(p.m, p.n) >= 128 && wide_k_major(p);
+    case When::kNarrowMnMajor16: {
+      const std::int64_t narrow = std::min(p.m, p.n);
+      if ((p.a.dtype != DType::kBF16 && p.a.dtype != DType::kF16) || wide_k_major(p) ||
+          narrow < 2 || narrow > 16 || p.k < 13 || std::max(p.m, p.n) > 8192 ||
+          (p.k > 512 && tiles(p, 32, 32) <= 8)) {
+        return false;
+      }
+      const bool maps = pitch_16b(p.a) && pitch_16b(p.b);
+      const bool narrow_mn_major = !narrow_k_major(p);
+      if (narrow <= 8) return maps ? narrow_mn_major && p.k <= 1024 : p.k <= 2048;
+      return narrow_mn_major && p.k <= (maps ? 512 : 1024);
     }
     case When::kTinySolo16:
       return p.k <= 32 && p.m * p.n >= (std::int64_t{1} << 13) &&
@@ -668,6 +727,12 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kTinyMma16: {
       const std::int64_t t = tiles(p, 32, 32);
       return p.m > 1 && p.n > 1 && t <= sms && p.k >= 8 && p.k <= 512 && (p.k > 64 || 2 * t <= sms);
+    }
+    case When::kNarrowMnMajorCopies16: {
+      const std::int64_t narrow = std::min(p.m, p.n);
+      return (p.a.dtype == DType::kBF16 || p.a.dtype == DType::kF16) && pitch_16b(p.a) &&
+             pitch_16b(p.b) && !narrow_k_major(p) && narrow >= 8 && narrow <= 48 && p.k >= 2048 &&
+             std::max(p.m, p.n) >= 2048 && std::max(p.m, p.n) <= 8192;
     }
     case When::kTinyMma16Cluster: {
       const std::int64_t t = tiles(p, 32, 32);

@@ -359,6 +359,73 @@ TEST(AutoRule, NarrowShapesTakeTheNarrowFamily) {
   }
 }
 
+// M or N of 2..4 against K of 65..512 and a long side of at least 128, the wide operand K-major
+// (A row-major under a narrow N, B column-major under a narrow M): narrow_n4 ahead of the tiny
+// and small tiles; the wide operand along the long side, or K outside 65..512, keeps the rules
+// past it.
+TEST(AutoRule, NarrowTo4AgainstAMidKInF32TakesNarrowN4) {
+  const Layout r = Layout::kRowMajor, c = Layout::kColMajor;
+  for (Layout lc : {r, c}) {
+    EXPECT_EQ(chosen_in(5120, 2, 256, r, c, lc, Fp32Math::kThreeTf32), "narrow_n4");
+    EXPECT_EQ(chosen_in(1024, 4, 128, r, r, lc, Fp32Math::kThreeTf32), "narrow_n4");
+    EXPECT_EQ(chosen_in(2, 8192, 128, r, c, lc, Fp32Math::kThreeTf32), "narrow_n4");
+    EXPECT_EQ(chosen_in(3, 253, 145, c, c, lc, Fp32Math::kThreeTf32, 0, 1), "narrow_n4");
+    EXPECT_NE(chosen_in(2, 8192, 128, r, r, lc, Fp32Math::kThreeTf32), "narrow_n4");
+    EXPECT_NE(chosen_in(1024, 4, 128, c, r, lc, Fp32Math::kThreeTf32), "narrow_n4");
+    EXPECT_NE(chosen_in(1024, 4, 64, r, r, lc, Fp32Math::kThreeTf32), "narrow_n4");
+    EXPECT_NE(chosen_in(112, 2, 407, r, r, lc, Fp32Math::kThreeTf32), "narrow_n4");
+  }
+}
+
+// A narrow 16-bit product whose wide operand runs along the long side (A column-major under a
+// narrow N, B row-major under a narrow M): rung 28 for M or N of 2..8 with 13 <= K <= 2048 at odd
+// pitches, to 8192 at 16-byte pitches with the narrow operand along its narrow side too; of 9..16
+// with that narrow operand and 13 <= K <= 512 (1024 at odd pitches).
+TEST(AutoRule, NarrowProductsAlongTheLongSideTakeRung28In16BitTypes) {
+  alignas(16) static std::uint16_t buf[64];
+  const Layout r = Layout::kRowMajor, c = Layout::kColMajor;
+  for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32}}) {
+    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, Layout la, Layout lb,
+                    std::int64_t pad = 0) {
+      Problem p = Problem::make_typed(m, n, k, t, buf, buf, buf, 1.0f, 0.0f, la, lb, c);
+      p.a.ld += pad;
+      p.b.ld += pad;
+      p.c.ld += pad;
+      const KernelInfo* chosen = select_kernel(p, 90);
+      return chosen == nullptr ? std::string("(none)") : chosen->name;
+    };
+    const std::string tiny = "tiny_mma_32x32";
+    EXPECT_EQ(pick(8192, 8, 1024, c, r), tiny);
+    EXPECT_EQ(pick(8192, 8, 2048, c, r, 1), tiny);
+    // 16-byte pitches with K >= 2048 and 8..48 columns along their narrow side: rung 16's
+    // transposed copy of them under rung 18's tile, the wide operand in either layout
+    const std::string copied = "wgmma_64x64x64_s13_pad";
+    EXPECT_EQ(pick(8192, 8, 8192, c, r), copied);
+    EXPECT_EQ(pick(8192, 8, 2048, c, r), copied);
+    EXPECT_EQ(pick(5120, 32, 4096, r, r), copied);
+    EXPECT_EQ(pick(48, 2560, 2048, c, c), copied);
+    EXPECT_NE(pick(5120, 56, 4096, c, r), copied);
+    EXPECT_NE(pick(5120, 32, 1024, c, r), copied);
+    EXPECT_NE(pick(5120, 32, 4096, r, c), copied);
+    EXPECT_NE(pick(16384, 16, 4096, c, r), copied);
+    EXPECT_NE(pick(1024, 16, 4096, c, r), copied);
+    EXPECT_NE(pick(8192, 8, 8192, c, r, 1), tiny);
+    EXPECT_EQ(pick(5120, 16, 512, c, r), tiny);
+    EXPECT_NE(pick(5120, 16, 1024, c, r), tiny);
+    EXPECT_EQ(pick(5120, 16, 1024, c, r, 1), tiny);
+    EXPECT_NE(pick(5120, 24, 256, c, r), tiny);
+    EXPECT_EQ(pick(4, 5120, 256, c, r), tiny);
+    // the narrow operand K-major: at 16-byte pitches rung 18's short boxes read it; at others
+    // rung 28 up to 8 columns only
+    EXPECT_NE(pick(4, 5120, 256, r, r), tiny);
+    EXPECT_EQ(pick(4, 5120, 256, r, r, 1), tiny);
+    EXPECT_NE(pick(5120, 12, 256, c, c, 1), tiny);
+    EXPECT_NE(pick(8192, 8, 1024, r, c), tiny);
+    EXPECT_NE(pick(8, 8192, 1024, r, c), tiny);
+    EXPECT_NE(pick(8192, 8, 1024, c, r), "wgmma_64x64x64_s13");
+  }
+}
+
 // Rung 24 in every type: at most one 32x32 tile per SM, K <= 4096 and under 2^24 multiply-adds
 // (in fp32 2^25) over whole 32x32 tiles, ahead of every rule but the matrix-vector products
 // (and, in fp32, the tiny products of TinyF32ProductsTakeRung2; in bf16 and f16 those of
