@@ -623,6 +623,8 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
             done
           done
         done
+        python3 scripts/grid_summary.py --dtype "$ab" "$R"/*_tune-grid-"$ab"-*.json |
+          tee -a "$summary"
       done
       ;;
     skinny)
