@@ -254,7 +254,9 @@ enum class When : std::uint8_t {
   // which beat rungs 24, 21 and 23 there; not K <= 1024 over at most 8 tiles, where rung 24's
   // finer split was faster, nor M and N both 128 or more, where a 64x64 wgmma tile's reuse won
   // (128 x 256 x 2048), nor more tiles than half the SMs, where one block takes the whole K and
-  // the wgmma tile won (2502 x 24 x 640) (perf-notes.md, "Rung 28 over a cluster").
+  // the wgmma tile won (2502 x 24 x 640) (perf-notes.md, "Rung 28 over a cluster"), nor M and N
+  // both 17 or more with A and B K-major at 16-byte pitches, where rung 18's 64x64 tile read them
+  // by tensor maps faster (perf-notes.md, "Narrow products by grid").
   kTinyMma16Cluster,
   // A narrow tiny product past half a wave (16-bit types, sm_90): 32x32 tiles between half the
   // SMs and the SMs, M or N of 2..8 with 512 < K <= 4096 or of 9..32 with 512 < K <= 2048: rung
@@ -502,6 +504,13 @@ bool wide_k_major(const Problem& p) {
   return wide.layout == (n_narrow ? Layout::kRowMajor : Layout::kColMajor);
 }
 
+// A row-major and B column-major (both K-major), each at a 16-byte pitch: the wgmma tiles read
+// both by tensor maps in place.
+bool k_major_maps(const Problem& p) {
+  return p.a.layout == Layout::kRowMajor && p.b.layout == Layout::kColMajor && pitch_16b(p.a) &&
+         pitch_16b(p.b);
+}
+
 // The same for its narrow operand (B where N <= M, else A): B column-major, A row-major.
 bool narrow_k_major(const Problem& p) {
   const bool n_narrow = p.n <= p.m;
@@ -738,7 +747,7 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       const std::int64_t t = tiles(p, 32, 32);
       return p.m > 1 && p.n > 1 && 2 * t <= sms && p.k > 512 && p.k <= 8192 &&
              p.k <= 1024 * std::min<std::int64_t>(8, sms / t) && (p.k > 1024 || t > 8) &&
-             std::min(p.m, p.n) < 128;
+             std::min(p.m, p.n) < 128 && !(std::min(p.m, p.n) >= 17 && k_major_maps(p));
     }
     case When::kTinyMma16Narrow: {
       const std::int64_t t = tiles(p, 32, 32);

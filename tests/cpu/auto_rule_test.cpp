@@ -409,6 +409,12 @@ TEST(AutoRule, NarrowProductsAlongTheLongSideTakeRung28In16BitTypes) {
     EXPECT_NE(pick(5120, 32, 4096, r, c), copied);
     EXPECT_NE(pick(16384, 16, 4096, c, r), copied);
     EXPECT_NE(pick(1024, 16, 4096, c, r), copied);
+    // A and B K-major at 16-byte pitches: rung 28's split over a cluster up to 16 columns, rung
+    // 18's tile in place from 17
+    EXPECT_EQ(pick(1024, 16, 4096, r, c), tiny);
+    EXPECT_EQ(pick(1024, 32, 4096, r, c), "wgmma_64x64x64_s13");
+    EXPECT_EQ(pick(48, 1024, 2048, r, c), "wgmma_64x64x64_s13");
+    EXPECT_EQ(pick(1024, 32, 4096, r, c, 1), tiny);
     EXPECT_NE(pick(8192, 8, 8192, c, r, 1), tiny);
     EXPECT_EQ(pick(5120, 16, 512, c, r), tiny);
     EXPECT_NE(pick(5120, 16, 1024, c, r), tiny);
