@@ -494,21 +494,12 @@ bool pitch_16b(const ConstMatrixRef& x) {
                                dtype_bytes(x.dtype)) == 16;
 }
 
-// Bytes of the operand along the longer of M and N (A where M >= N), the one a skinny product
-// streams.
 // Whether the wide operand of a narrow product (A where N <= M, else B) is K-major: A
 // row-major, B column-major; otherwise it runs along the long side.
 bool wide_k_major(const Problem& p) {
   const bool n_narrow = p.n <= p.m;
   const ConstMatrixRef& wide = n_narrow ? p.a : p.b;
   return wide.layout == (n_narrow ? Layout::kRowMajor : Layout::kColMajor);
-}
-
-// A row-major and B column-major (both K-major), each at a 16-byte pitch: the wgmma tiles read
-// both by tensor maps in place.
-bool k_major_maps(const Problem& p) {
-  return p.a.layout == Layout::kRowMajor && p.b.layout == Layout::kColMajor && pitch_16b(p.a) &&
-         pitch_16b(p.b);
 }
 
 // The same for its narrow operand (B where N <= M, else A): B column-major, A row-major.
@@ -518,6 +509,15 @@ bool narrow_k_major(const Problem& p) {
   return narrow.layout == (n_narrow ? Layout::kColMajor : Layout::kRowMajor);
 }
 
+// A row-major and B column-major (both K-major), each at a 16-byte pitch: the wgmma tiles read
+// both by tensor maps in place.
+bool k_major_maps(const Problem& p) {
+  return p.a.layout == Layout::kRowMajor && p.b.layout == Layout::kColMajor && pitch_16b(p.a) &&
+         pitch_16b(p.b);
+}
+
+// Bytes of the operand along the longer of M and N (A where M >= N), the one a skinny product
+// streams.
 std::int64_t long_operand_bytes(const Problem& p) {
   return std::max(p.m, p.n) * p.k * static_cast<std::int64_t>(dtype_bytes(p.a.dtype));
 }
@@ -532,10 +532,8 @@ struct LongOperand {
 };
 LongOperand long_operand(const Problem& p) {
   const bool a_long = p.m >= p.n;
-  const ConstMatrixRef& x = a_long ? p.a : p.b;
-  const bool k_major = x.layout == (a_long ? Layout::kRowMajor : Layout::kColMajor);
   const bool kernel_a = a_long == (p.c.layout == Layout::kRowMajor);
-  return {k_major || kernel_a, pitch_16b(x)};
+  return {wide_k_major(p) || kernel_a, pitch_16b(a_long ? p.a : p.b)};
 }
 
 // Rung 22's in-kernel split with element copies applies (kF32InKernelAnyPitch and its mid-K
