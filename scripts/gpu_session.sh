@@ -11,7 +11,7 @@
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
 #        gemv-rows, ncu-tiny, tiny-solo, tiny-m16, tune-seeds, mma-3xtf32, ncu-mma3, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ncu-gemv, tune-mv,
-#        ncu-gemv-rows, tune-grid, ab and ab-random
+#        ncu-gemv-rows, tune-grid, ncu-narrow-aligned, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
@@ -1231,6 +1231,25 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
           "$TG" bench --no-block --kernels "${NCU_TINY_KERNELS:-auto}" --dtype bf16 --layout-a "$la" \
           --layout-b "$lb" --layout-c "$lc" "${shapes[@]}" --rounds 1 --reps 3 --warmup 1
         cp "$R/ncu_tiny_$la$lb$lc.log" "$R/${TAG}_ncu-tiny-$la$lb$lc.txt"
+      done
+      ;;
+    ncu-narrow-aligned)
+      # bf16 narrow products at 16-byte pitches, where auto stays below cuBLAS (perf-notes.md,
+      # "Narrow products by grid": rung 18's tile, on rung 16's transposed copy or in place) under
+      # Nsight Compute at the card's own clocks and caches: per launch (ours, the copy included,
+      # and cuBLAS's) duration, grid, block, cluster, DRAM bytes and throughput, and the SMs'
+      # active cycles (slowest and mean), as CSV per layout mix.
+      for cfg in "row col col:1024x32x4096 1024x64x2048" "col row col:8192x32x8192 8192x16x2048" \
+        "row col row:8192x16x8192 8192x48x2048"; do
+        read -r la lb lc <<<"${cfg%%:*}"
+        shapes=()
+        for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
+        run_step "ncu_narrow_aligned_$la$lb$lc" bash -c 'cd "$1" && shift && "$@"' _ "$R" ncu \
+          --csv --clock-control none --cache-control none \
+          --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__cluster_dim_x,dram__bytes_read.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__cycles_active.max,sm__cycles_active.avg \
+          "$TG" bench --no-block --kernels auto --dtype bf16 --layout-a "$la" --layout-b "$lb" \
+          --layout-c "$lc" "${shapes[@]}" --rounds 1 --reps 3 --warmup 1
+        cp "$R/ncu_narrow_aligned_$la$lb$lc.log" "$R/${TAG}_ncu-narrow-aligned-$la$lb$lc.txt"
       done
       ;;
     ncu-gemv)
