@@ -494,26 +494,34 @@ bool pitch_16b(const ConstMatrixRef& x) {
                                dtype_bytes(x.dtype)) == 16;
 }
 
-// Whether the wide operand of a narrow product (A where N <= M, else B) is K-major: A
-// row-major, B column-major; otherwise it runs along the long side.
+// A and B at 16-byte pitches: the wgmma tiles read both by tensor maps in place.
+bool both_16b(const Problem& p) {
+  return pitch_16b(p.a) && pitch_16b(p.b);
+}
+
+// 16-bit A and B (bf16, f16).
+bool sixteen_bit(const Problem& p) {
+  return dtype_bytes(p.a.dtype) == 2;
+}
+
+// A K-major: row-major; B K-major: column-major.
+bool a_k_major(const Problem& p) {
+  return p.a.layout == Layout::kRowMajor;
+}
+bool b_k_major(const Problem& p) {
+  return p.b.layout == Layout::kColMajor;
+}
+
+// A narrow product's wide operand (A where N <= M, else B; the other is its narrow operand), and
+// whether each is K-major (else it runs along M or N).
+const ConstMatrixRef& wide_operand(const Problem& p) {
+  return p.n <= p.m ? p.a : p.b;
+}
 bool wide_k_major(const Problem& p) {
-  const bool n_narrow = p.n <= p.m;
-  const ConstMatrixRef& wide = n_narrow ? p.a : p.b;
-  return wide.layout == (n_narrow ? Layout::kRowMajor : Layout::kColMajor);
+  return p.n <= p.m ? a_k_major(p) : b_k_major(p);
 }
-
-// The same for its narrow operand (B where N <= M, else A): B column-major, A row-major.
 bool narrow_k_major(const Problem& p) {
-  const bool n_narrow = p.n <= p.m;
-  const ConstMatrixRef& narrow = n_narrow ? p.b : p.a;
-  return narrow.layout == (n_narrow ? Layout::kColMajor : Layout::kRowMajor);
-}
-
-// A row-major and B column-major (both K-major), each at a 16-byte pitch: the wgmma tiles read
-// both by tensor maps in place.
-bool k_major_maps(const Problem& p) {
-  return p.a.layout == Layout::kRowMajor && p.b.layout == Layout::kColMajor && pitch_16b(p.a) &&
-         pitch_16b(p.b);
+  return p.n <= p.m ? b_k_major(p) : a_k_major(p);
 }
 
 // Bytes of the operand along the longer of M and N (A where M >= N), the one a skinny product
@@ -531,9 +539,8 @@ struct LongOperand {
   bool pitch_16b;        // a tensor map reads it
 };
 LongOperand long_operand(const Problem& p) {
-  const bool a_long = p.m >= p.n;
-  const bool kernel_a = a_long == (p.c.layout == Layout::kRowMajor);
-  return {wide_k_major(p) || kernel_a, pitch_16b(a_long ? p.a : p.b)};
+  const bool kernel_a = (p.m >= p.n) == (p.c.layout == Layout::kRowMajor);
+  return {wide_k_major(p) || kernel_a, pitch_16b(wide_operand(p))};
 }
 
 // Rung 22's in-kernel split with element copies applies (kF32InKernelAnyPitch and its mid-K
@@ -561,8 +568,7 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kVectorShortKF32:
       return std::min(p.m, p.n) == 1 && p.k <= 12;
     case When::kTinyShortK16:
-      return (p.a.dtype == DType::kBF16 || p.a.dtype == DType::kF16) && p.k <= 12 &&
-             p.m * p.n <= (std::int64_t{1} << 15);
+      return sixteen_bit(p) && p.k <= 12 && p.m * p.n <= (std::int64_t{1} << 15);
     case When::kThinK:
       return p.k <= 64 && p.m * p.n >= (std::int64_t{1} << 19);
     case When::kSkinny:
@@ -707,18 +713,17 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       // Rung 21 makes the narrow side N (an M-narrow product as its mirror, B^T the wide
       // operand); its column kernel reads a wide operand contiguous along the wide side.
       return std::min(p.m, p.n) >= 9 && std::min(p.m, p.n) <= 16 && p.k >= 1024 &&
-             !wide_k_major(p) && !pitch_16b(p.n <= p.m ? p.a : p.b);
+             !wide_k_major(p) && !pitch_16b(wide_operand(p));
     case When::kNarrowTo4MidKF32:
       return std::min(p.m, p.n) >= 2 && std::min(p.m, p.n) <= 4 && p.k >= 65 && p.k <= 512 &&
              std::max(p.m, p.n) >= 128 && wide_k_major(p);
     case When::kNarrowMnMajor16: {
       const std::int64_t narrow = std::min(p.m, p.n);
-      if ((p.a.dtype != DType::kBF16 && p.a.dtype != DType::kF16) || wide_k_major(p) ||
-          narrow < 2 || narrow > 16 || p.k < 13 || std::max(p.m, p.n) > 8192 ||
-          (p.k > 512 && tiles(p, 32, 32) <= 8)) {
+      if (!sixteen_bit(p) || wide_k_major(p) || narrow < 2 || narrow > 16 || p.k < 13 ||
+          std::max(p.m, p.n) > 8192 || (p.k > 512 && tiles(p, 32, 32) <= 8)) {
         return false;
       }
-      const bool maps = pitch_16b(p.a) && pitch_16b(p.b);
+      const bool maps = both_16b(p);
       const bool narrow_mn_major = !narrow_k_major(p);
       if (narrow <= 8) return maps ? narrow_mn_major && p.k <= 1024 : p.k <= 2048;
       return narrow_mn_major && p.k <= (maps ? 512 : 1024);
@@ -737,15 +742,15 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     }
     case When::kNarrowMnMajorCopies16: {
       const std::int64_t narrow = std::min(p.m, p.n);
-      return (p.a.dtype == DType::kBF16 || p.a.dtype == DType::kF16) && pitch_16b(p.a) &&
-             pitch_16b(p.b) && !narrow_k_major(p) && narrow >= 8 && narrow <= 48 && p.k >= 2048 &&
-             std::max(p.m, p.n) >= 2048 && std::max(p.m, p.n) <= 8192;
+      return sixteen_bit(p) && both_16b(p) && !narrow_k_major(p) && narrow >= 8 && narrow <= 48 &&
+             p.k >= 2048 && std::max(p.m, p.n) >= 2048 && std::max(p.m, p.n) <= 8192;
     }
     case When::kTinyMma16Cluster: {
       const std::int64_t t = tiles(p, 32, 32);
       return p.m > 1 && p.n > 1 && 2 * t <= sms && p.k > 512 && p.k <= 8192 &&
              p.k <= 1024 * std::min<std::int64_t>(8, sms / t) && (p.k > 1024 || t > 8) &&
-             std::min(p.m, p.n) < 128 && !(std::min(p.m, p.n) >= 17 && k_major_maps(p));
+             std::min(p.m, p.n) < 128 &&
+             !(std::min(p.m, p.n) >= 17 && a_k_major(p) && b_k_major(p) && both_16b(p));
     }
     case When::kTinyMma16Narrow: {
       const std::int64_t t = tiles(p, 32, 32);
