@@ -49,6 +49,12 @@ std::vector<unsigned char> download_c(const Testbed& tb) {
                         static_cast<std::size_t>(tb.c_elements()) * dtype_bytes(tb.spec().types.c));
 }
 
+// tb's problem run by the kernel named `kernel` on `stream`, checked against the fp64 reference.
+CheckResult run_named(Testbed& tb, const std::string& kernel, cudaStream_t stream) {
+  return tb.run_and_check([&](const Problem& p, cudaStream_t st) { return gemm(p, kernel, st); },
+                          stream);
+}
+
 // `kernel` run again on tb's problem, C poisoned anew, writes the same bytes as the run before it
 // (checked by the caller): a split's partial sums are added in a fixed order, and the rerun must
 // write all of C.
@@ -109,8 +115,7 @@ TEST_P(LibraryTyped, QuickReturnsScaleCInCsType) {
       s.pad_c = 3;  // the padding must stay untouched too
       Testbed tb(s);
       ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
-      const CheckResult r =
-          tb.run_and_check([](const Problem& p, cudaStream_t st) { return gemm(p, "auto", st); }, 0);
+      const CheckResult r = run_named(tb, "auto", 0);
       EXPECT_TRUE(r.passed) << s.to_string() << ": " << r.detail;
     }
   }
@@ -135,8 +140,7 @@ TEST_P(LibraryTyped, GemmComputesTypedProblems) {
         no_kernel.push_back(s.to_string());
         continue;
       }
-      const CheckResult r =
-          tb.run_and_check([](const Problem& p, cudaStream_t st) { return gemm(p, "auto", st); }, 0);
+      const CheckResult r = run_named(tb, "auto", 0);
       ++ran;
       EXPECT_TRUE(r.passed) << "auto -> " << chosen->name << " " << s.to_string() << ": "
                             << r.detail;
@@ -561,8 +565,7 @@ void check_gemv_case(const KernelInfo& gemv, const CaseSpec& spec, std::set<cons
   ASSERT_TRUE(gemv.can_implement(tb.problem()));
   SCOPED_TRACE(spec.to_string());
   kernels.insert(gemv.device_function(tb.problem()));
-  const CheckResult r =
-      tb.run_and_check([&](const Problem& p, cudaStream_t s) { return gemm(p, "gemv", s); }, 0);
+  const CheckResult r = run_named(tb, "gemv", 0);
   EXPECT_TRUE(r.passed) << r.detail;
 }
 
@@ -1106,8 +1109,7 @@ TEST(Library, WgmmaSplitSummedInTheKernelIsOneLaunchRightAndBitIdentical) {
           ASSERT_TRUE(base.init_status().ok()) << base.init_status().message();
           EXPECT_EQ(kernels_enqueued(tb.problem(), k.name, stream),
                     kernels_enqueued(base.problem(), k.name, stream));
-          const CheckResult first = tb.run_and_check(
-              [&](const Problem& p, cudaStream_t st) { return gemm(p, k.name, st); }, 0);
+          const CheckResult first = run_named(tb, k.name, 0);
           ASSERT_TRUE(first.passed) << first.detail;
           if (e.beta == 0.0f) {
             ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, k.name));
@@ -1192,8 +1194,7 @@ TEST(Library, WgmmaStagedStoresCoverEveryLineOffset) {
             Testbed tb(s);
             ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
             if (!k.can_implement(tb.problem())) continue;
-            const CheckResult r = tb.run_and_check(
-                [&](const Problem& p, cudaStream_t st) { return gemm(p, k.name, st); }, 0);
+            const CheckResult r = run_named(tb, k.name, 0);
             EXPECT_TRUE(r.passed) << k.name << " " << s.to_string() << ": " << r.detail;
             ++checked;
           }
@@ -1235,8 +1236,7 @@ TEST(Library, ResidueMapsReadEveryPitchAndBase) {
             Testbed tb(s);
             ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
             ASSERT_TRUE(k.can_implement(tb.problem()));
-            const CheckResult r = tb.run_and_check(
-                [&](const Problem& p, cudaStream_t st) { return gemm(p, k.name, st); }, stream);
+            const CheckResult r = run_named(tb, k.name, stream);
             ASSERT_TRUE(r.passed) << r.detail;
             const auto bytes = download_c(tb);
             launches[pad_b == 0 ? 0 : 1] = kernels_enqueued(tb.problem(), k.name, stream);
@@ -1313,8 +1313,7 @@ TEST(Library, NarrowAlongItsNarrowSideIsCopiedTransposedRight) {
               Testbed tb(s);
               ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
               ASSERT_TRUE(k.can_implement(tb.problem()));
-              const CheckResult r = tb.run_and_check(
-                  [&](const Problem& p, cudaStream_t st) { return gemm(p, k.name, st); }, stream);
+              const CheckResult r = run_named(tb, k.name, stream);
               EXPECT_TRUE(r.passed) << r.detail;
               ++checked;
             }
