@@ -46,8 +46,8 @@ def shapes(paths, dtype):
             aligned = r["align_a"] == 16 and r["align_b"] == 16
             width = next(f"{lo}..{hi}" for lo, hi in ((2, 4), (5, 8), (9, 16), (17, 32), (33, 64))
                          if narrow <= hi)
-            kc = next(f"K {lo}..{hi}" for lo, hi in ((13, 64), (65, 512), (513, 2048), (2049, 1 << 40))
-                      if k <= hi).replace(str(1 << 40), "")
+            kc = next((f"K {lo}..{hi}" for lo, hi in ((13, 64), (65, 512), (513, 2048)) if k <= hi),
+                      "K 2049..")
             key = ("16-byte" if aligned else "other", "wide K-major" if wide_k else "wide M/N-major",
                    "narrow K-major" if narrow_k else "narrow M/N-major", width, kc)
             yield key, r["cublas_ms"], r["rules_choice"], times
