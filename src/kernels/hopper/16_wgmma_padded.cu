@@ -21,8 +21,9 @@
 // A narrow operand that runs along its narrow side (A column-major with M under one M/N-major box
 // of 128 bytes, B row-major with N so), where the other operand needs no copy, is copied
 // transposed too, K-major: a tensor map fills the rest of each such box with zeros, which costs
-// the copy engine about what the whole box would, while K-major lines are read by short boxes of
-// the operand's lines only (wgmma_tma.cuh's launcher). The operand is small, so its copy is.
+// the copy engine time (as rows past the extent of a K-major box do), while K-major lines are
+// read by short boxes of the operand's lines only (wgmma_tma.cuh's launcher; docs/perf-notes.md,
+// "Narrow products by grid", has what it cost). The operand is small, so its copy is.
 #include <cuda_runtime.h>
 
 #include <algorithm>
