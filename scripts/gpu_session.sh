@@ -11,7 +11,7 @@
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
 #        gemv-rows, ncu-tiny, tiny-solo, tiny-m16, tune-seeds, mma-3xtf32, ncu-mma3, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ncu-gemv, tune-mv,
-#        ncu-gemv-rows, tune-grid, ncu-narrow-aligned, ab and ab-random
+#        ncu-gemv-rows, tune-grid, ncu-narrow-aligned, tiny-frag, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
@@ -1596,6 +1596,45 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
         "12x47x77 58x9x67 16x103x1440 9x58x67 16x16x600 5x300x2000 1x1x1 16x33x64 3x5000x40 \
         15x900x700 17x40x70 7x9x13 40x12x77 103x16x1440 700x9x300 100x16x20" \
         "12x47x77 16x103x1440 9x58x67 40x12x77 103x16x1440"
+      ;;
+    tiny-frag)
+      # Rung 28's 16 x 8 tile (`tiny_mma_16x8`, one warp over K up to 128; perf-notes.md, "Rung
+      # 28's 16 x 8 tile"): the GPU suite's rung 28 tests, tilegemm verify in its four types and
+      # five layout mixes at 16-byte and odd pitches with beta 0 and 0.5 (K of 1..128, tiles cut
+      # by M and N), memcheck, racecheck and synccheck in bf16; then beside auto (the rules
+      # alone), rung 28's 32 x 32 kernel and cuBLAS on FRAG_SHAPES in three layout mixes and both
+      # pitch classes, and on the random bf16 shapes of FRAG_SEEDS (default 7 3 11 5 13 21),
+      # FRAG_REPS times (default 2): ${TAG}_tiny-frag-<rep>-*.json.
+      family_checks tiny_frag 'tiny_mma_16x8' "$SIXTEEN_BIT_TYPES" \
+        '*KernelSweep*/tiny_mma*:*TinyProducts*:*SmallProducts*' "0 0,0,0;0.5 1,3,2" \
+        "memcheck racecheck synccheck" bf16 \
+        "12x47x77 58x9x67 1x1x1 7x9x13 16x8x16 33x17x128 300x70x97 9x58x67 1000x40x100 5x900x120" \
+        "12x47x77 9x58x67 300x70x97"
+      frag_shapes=()
+      for s in ${FRAG_SHAPES:-12x47x77 58x9x67 9x58x67 40x12x77 16x103x100 17x40x70 40x70x33 \
+        5x500x65 300x200x100 100x100x128 64x64x64 200x30x50 1000x40x100 35x6945x26 436x2x22 \
+        5x204x22 2x2187x64 128x128x96 20x300x120 1x623x100}; do
+        frag_shapes+=(--shape "$s")
+      done
+      for rep in $(seq "${FRAG_REPS:-2}"); do
+        for lay in "row col row" "row col col" "col row row"; do
+          read -r la lb lc <<<"$lay"
+          for pad in 0,0,0 1,1,1; do
+            TILEGEMM_TUNE_CACHE=off run_step "tiny_frag_${rep}_$la$lb${lc}_${pad//,/}" \
+              bash -c 'cd "$1" && shift && "$@"' _ "$R" "$TG" bench --rounds 3 --reps 20 \
+              --warmup 5 --kernels "auto,tiny_mma_32x32,tiny_mma_16x8" --dtype bf16 \
+              --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" \
+              "${frag_shapes[@]}" --format json \
+              --output "${TAG}_tiny-frag-${rep}-shapes-$la$lb$lc-${pad//,/}.json"
+          done
+        done
+        for seed in ${FRAG_SEEDS:-7 3 11 5 13 21}; do
+          TILEGEMM_TUNE_CACHE=off run_step "tiny_frag_${rep}_s$seed" \
+            bash -c 'cd "$1" && shift && "$@"' _ "$R" "$TG" bench --rounds 3 --reps 20 \
+            --warmup 5 --kernels "auto,tiny_mma_16x8" --dtype bf16 --random 100 --seed "$seed" \
+            --max-size 8192 --format json --output "${TAG}_tiny-frag-${rep}-random-bf16-s$seed.json"
+        done
+      done
       ;;
     ab-random)
       # This build against $BIN/tilegemm_old on the issue's random shapes: auto by its rules

@@ -143,6 +143,23 @@ TEST(Registry, NaiveAndTiledRefuseGridsTheHardwareCannotLaunch) {
   EXPECT_FALSE(find_kernel("smem_tiled_t32")->can_implement(p));
 }
 
+TEST(Registry, TinyMma16x8TakesKUpTo128) {
+  // Rung 28's 16 x 8 tile loads its whole K in one round: K of 128 and not 129, any layout and
+  // pitch (odd base pointers included), 16-bit types only.
+  alignas(16) static std::uint16_t buf[64];
+  const KernelInfo* frag = find_kernel("tiny_mma_16x8");
+  ASSERT_NE(frag, nullptr);
+  for (int offset : {0, 1}) {
+    for (std::int64_t k : {1, 128, 129}) {
+      const Problem p = Problem::make_typed(12, 47, k, {DType::kBF16, DType::kBF16}, buf + offset,
+                                            buf + offset, buf + offset);
+      EXPECT_EQ(frag->can_implement(p), k <= 128) << "K " << k << " offset " << offset;
+    }
+  }
+  alignas(16) static float f32[64];
+  EXPECT_FALSE(frag->can_implement(Problem::make(12, 47, 77, f32, f32, f32)));
+}
+
 TEST(KernelDesc, ArchitectureRange) {
   KernelDesc hopper_only;
   hopper_only.min_cc = 90;

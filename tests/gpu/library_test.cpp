@@ -680,8 +680,9 @@ TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   int checked = 0;
   for (const KernelInfo& k : all_kernels()) {
+    // (tiny_mma_16x8 takes K up to 128 only: its own test below.)
     if ((k.family != "small" && k.family != "small_mma" && k.family != "tiny_mma") ||
-        !runs_on_current_device(k)) {
+        k.name == "tiny_mma_16x8" || !runs_on_current_device(k)) {
       continue;
     }
     for (GemmTypes types : k.desc.types) {
@@ -786,6 +787,49 @@ TEST(Library, TinyProductsOfOneChunkAreOneWarpABlock) {
     EXPECT_NE(tiny->device_function(t16.problem()), tiny->device_function(t32.problem()));
     EXPECT_NE(tiny->device_function(n16.problem()), tiny->device_function(n32.problem()));
     EXPECT_NE(tiny->device_function(n16.problem()), tiny->device_function(t16.problem()));
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+// Rung 28's 16 x 8 tile: one warp a block over the whole K, up to 128 and no further. It must be
+// right in every type at odd pitches (element loads) and 4-byte ones (pairs), every layout mix of
+// A and B, both C layouts, beta != 0, K of 1 to 128 with the k16 steps cut anywhere, tiles cut by
+// M and N, bit-identical on a poisoned C with beta 0, in one launch of 32-thread blocks.
+TEST(Library, TinyProductsOfKUpTo128AreOneWarpA16x8Tile) {
+  TILEGEMM_REQUIRE_GPU();
+  TILEGEMM_REQUIRE_KERNEL(frag, "tiny_mma_16x8");
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  for (GemmTypes types : frag->desc.types) {
+    const std::int64_t shapes[][3] = {{12, 47, 77}, {58, 9, 67}, {1, 1, 1},   {33, 17, 128},
+                                      {16, 8, 16},  {300, 70, 97}, {7, 130, 33}, {40, 12, 113}};
+    int i = 0;
+    for (const auto& s : shapes) {
+      CaseSpec spec = spec_of(s[0], s[1], s[2], 1.0f, i % 2 == 0 ? 0.0f : 0.5f, types);
+      spec.la = i % 4 < 2 ? Layout::kRowMajor : Layout::kColMajor;
+      spec.lb = i % 2 == 0 ? Layout::kColMajor : Layout::kRowMajor;
+      spec.lc = i % 3 == 0 ? Layout::kColMajor : Layout::kRowMajor;
+      spec.pad_a = i % 2 == 0 ? 1 : 2;  // odd pitches, then even ones (pairs where K-major)
+      spec.pad_b = i % 2 == 0 ? 3 : 0;
+      spec.pad_c = i % 3;
+      ++i;
+      Testbed tb(spec);
+      ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+      ASSERT_TRUE(frag->can_implement(tb.problem()));
+      SCOPED_TRACE(spec.to_string());
+      const CheckResult r = tb.run_and_check(
+          [&](const Problem& p, cudaStream_t st) { return gemm(p, frag->name, st); }, 0);
+      ASSERT_TRUE(r.passed) << r.detail;
+      if (spec.beta == 0.0f) {
+        ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, frag->name));
+      }
+      const std::vector<LaunchShape> launches = kernel_launches(tb.problem(), frag->name, stream);
+      ASSERT_EQ(launches.size(), 1u);
+      EXPECT_EQ(launches[0].threads, 32u);
+    }
+    Testbed over(spec_of(12, 47, 129, 1.0f, 0.0f, types));
+    ASSERT_TRUE(over.init_status().ok()) << over.init_status().message();
+    EXPECT_FALSE(frag->can_implement(over.problem())) << "K = 129 is past the one round";
   }
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }

@@ -27,6 +27,10 @@
 // of loads a warp (256 k a block) where that many blocks are resident, each block adds its warps'
 // tiles, and the blocks' tiles are added in split order through distributed shared memory
 // (cluster_split.cuh); still one launch, no workspace.
+// `tiny_mma_16x8` is the one-warp kernel on a 16 x 8 tile over K up to 128: a warp's loads for
+// K = 128 there are about as many as the 32 x 32 one-warp kernel's for K = 32, and the eight-warp
+// block's partial tiles, barrier and sum drop out of K of 33..128 (docs/perf-notes.md, "Rung 28's
+// 16 x 8 tile").
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -48,6 +52,9 @@ constexpr int kWarps = kThreads / 32;
 constexpr int BM = 32;            // C rows per block
 constexpr int BN = 32;            // C columns per block
 constexpr int kSteps = 2;         // k16 steps whose fragments load together (32 k)
+constexpr int kFragSteps = 8;     // tiny_mma_16x8: k16 steps of its one round (K up to 128)
+constexpr int kFragM = 16;        // tiny_mma_16x8: C rows and columns a block (one warp)
+constexpr int kFragN = 8;
 constexpr int kRedLine = BN + 8;  // floats per row of a warp's partial tile (float2 stores spread)
 
 struct TinyMmaArgs : StridedProblem {
@@ -91,8 +98,11 @@ __device__ __forceinline__ void load_pair(const std::uint16_t* p, std::int64_t k
 /// @tparam B_K  B is K-contiguous (column-major); else N-contiguous
 /// @tparam Solo one warp a block, K within one chunk (kSolo): C straight from its accumulators
 /// @tparam TM   C rows a block: BM, or 16 where M is at most 16 (half the A fragments to load)
-/// @tparam TN   C columns a block: BN, or 16 where N is at most 16 and M is not
-template <class Op, class CT, bool A_K, bool B_K, bool Solo, int TM, int TN>
+/// @tparam TN   C columns a block: BN, or 16 where N is at most 16 and M is not (8: the
+///              one-warp 16 x 8 tile of `tiny_mma_16x8`)
+/// @tparam SoloSteps the one-warp kernel's k16 steps: the whole K in one round of loads (kSteps
+///              up to K = 32; kFragSteps for the 16 x 8 tile, steps past K skipped)
+template <class Op, class CT, bool A_K, bool B_K, bool Solo, int TM, int TN, int SoloSteps = kSteps>
 __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs g) {
   constexpr int kTileMf = TM / 16;  // m16 fragments per warp
   constexpr int kTileNf = TN / 8;   // n8 fragments per warp
@@ -185,11 +195,16 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
   CT* const c = static_cast<CT*>(g.c);
   if constexpr (Solo) {
     // The whole K in one round of loads; no shared memory, no barrier (a block of one warp).
-    Raw raw[kSteps];
+    // Steps wholly past K (the 16 x 8 tile's, SoloSteps > kSteps) issue nothing: a uniform branch.
+    Raw raw[SoloSteps];
 #pragma unroll
-    for (int s = 0; s < kSteps; ++s) load_step(raw[s], 16 * s);
+    for (int s = 0; s < SoloSteps; ++s) {
+      if (SoloSteps == kSteps || 16 * s < k_end) load_step(raw[s], 16 * s);
+    }
 #pragma unroll
-    for (int s = 0; s < kSteps; ++s) mma_step(acc, raw[s]);
+    for (int s = 0; s < SoloSteps; ++s) {
+      if (SoloSteps == kSteps || 16 * s < k_end) mma_step(acc, raw[s]);
+    }
     const int cols_left = g.n - n0;
     const bool vec2 = g.c_pairs != 0;
 #pragma unroll
@@ -287,15 +302,17 @@ struct Instance {
   cluster::ClusterFit* fit;
 };
 
-template <class Op, class CT, bool A_K, bool B_K, bool Solo, int TM, int TN>
+template <class Op, class CT, bool A_K, bool B_K, bool Solo, int TM, int TN, int S = kSteps>
 Instance instance() {
   static cluster::ClusterFit fit;
-  return {&tiny_mma_kernel<Op, CT, A_K, B_K, Solo, TM, TN>, Solo, TM, TN, &fit};
+  return {&tiny_mma_kernel<Op, CT, A_K, B_K, Solo, TM, TN, S>, Solo, TM, TN, &fit};
 }
 
-// The instantiation of a tile (16 x 32, 32 x 16 or 32 x 32) and whether it is the one-warp kernel.
+// The instantiation of a tile (16 x 32, 32 x 16 or 32 x 32; 16 x 8 for tiny_mma_16x8) and
+// whether it is the one-warp kernel.
 template <class Op, class CT, bool A_K, bool B_K>
 Instance instance_of(bool solo, int tm, int tn) {
+  if (tn == kFragN) return instance<Op, CT, A_K, B_K, true, kFragM, kFragN, kFragSteps>();
   if (tm == 16) {
     return solo ? instance<Op, CT, A_K, B_K, true, 16, BN>()
                 : instance<Op, CT, A_K, B_K, false, 16, BN>();
@@ -315,11 +332,11 @@ constexpr std::int64_t kClusterSplitK = 16 * kSteps * kWarps;
 constexpr std::int64_t kSolo = 16 * kSteps;
 
 // The instantiation for a row-major-C problem's types (16-bit A/B), layouts, K, M and N (16-row
-// tiles where M is at most 16, else 16-column ones where N is).
-Instance kernel_for(const Problem& q) {
-  const bool solo = q.k <= kSolo;
-  const int tm = q.m <= 16 ? 16 : BM;
-  const int tn = tm == BM && q.n <= 16 ? 16 : BN;
+// tiles where M is at most 16, else 16-column ones where N is); `frag`: tiny_mma_16x8's.
+Instance kernel_for(const Problem& q, bool frag) {
+  const bool solo = frag || q.k <= kSolo;
+  const int tm = frag ? kFragM : q.m <= 16 ? 16 : BM;
+  const int tn = frag ? kFragN : tm == BM && q.n <= 16 ? 16 : BN;
   return mma_sync::with_16bit_op(q.types(), [&](auto op, auto ct) {
     using Op = typename decltype(op)::type;
     using CT = typename decltype(ct)::type;
@@ -330,27 +347,32 @@ Instance kernel_for(const Problem& q) {
 }
 
 const void* device_function_tiny_mma(const Problem& p) {
-  return kernel_address(kernel_for(views::row_major_c(p)).fn);
+  return kernel_address(kernel_for(views::row_major_c(p), false).fn);
+}
+const void* device_function_tiny_frag(const Problem& p) {
+  return kernel_address(kernel_for(views::row_major_c(p), true).fn);
 }
 
-cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
+cudaError_t launch_with(const Problem& p, cudaStream_t stream, bool frag) {
   const Problem q = views::row_major_c(p);
   TinyMmaArgs g{};
   static_cast<StridedProblem&>(g) = strided_problem(q);
-  const Instance kernel = kernel_for(q);
+  const Instance kernel = kernel_for(q, frag);
   const std::int64_t tiles_n = ceil_div(q.n, std::int64_t{kernel.tn});
   const std::int64_t tiles = ceil_div(q.m, std::int64_t{kernel.tm}) * tiles_n;
   g.tiles_n = static_cast<int>(tiles_n);
-  // K over the warps in slices of whole k16 steps (up to kSolo one warp takes it); past kWholeK
-  // also over the blocks of a cluster, a split per kClusterSplitK (or fewer, longer ones: the most
-  // whose clusters are all resident at once); where no cluster fits, one block takes it whole.
+  // K over the warps in slices of whole k16 steps (up to kSolo one warp takes it; the 16 x 8
+  // tile's warp takes its whole K, at most kFragSteps steps); past kWholeK also over the blocks
+  // of a cluster, a split per kClusterSplitK (or fewer, longer ones: the most whose clusters are
+  // all resident at once); where no cluster fits, one block takes it whole.
   stream::Split sp = stream::split_k_in(1, q.k, 16 * kWarps, 16 * kWarps);
-  if (q.k > kWholeK) {
+  if (!frag && q.k > kWholeK) {
     cluster::plan_resident(sp, tiles, q.k, 16 * kWarps, 16 * kWarps, ceil_div(q.k, kClusterSplitK),
                            kernel_address(kernel.fn), kThreads, *kernel.fit);
   }
-  g.k_block = kernel.solo ? static_cast<int>(kSolo) : sp.k_chunk;
-  g.k_warp = kernel.solo ? static_cast<int>(kSolo) : sp.k_chunk / kWarps;
+  const int solo_k = frag ? 16 * kFragSteps : static_cast<int>(kSolo);
+  g.k_block = kernel.solo ? solo_k : sp.k_chunk;
+  g.k_warp = kernel.solo ? solo_k : sp.k_chunk / kWarps;
   // A K-contiguous operand's pairs load as one word where its base and pitch are 4-byte aligned
   // (an M- or N-contiguous operand's pairs are two element loads either way).
   const bool a_k_contig = q.a.layout == Layout::kRowMajor;
@@ -358,9 +380,25 @@ cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
   g.a_pairs = a_k_contig && views::aligned(q.a, 4);
   g.b_pairs = b_k_contig && views::aligned(q.b, 4);
   g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
+  const bool split = !frag && sp.splits > 1;
   return cluster::launch(kernel.fn,
-                         dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)),
-                         kernel.solo ? 32 : kThreads, stream, sp.splits > 1, g);
+                         dim3(static_cast<unsigned>(tiles), split ? static_cast<unsigned>(sp.splits) : 1u),
+                         kernel.solo ? 32 : kThreads, stream, split, g);
+}
+
+cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
+  return launch_with(p, stream, false);
+}
+
+// tiny_mma_16x8: K up to kFragSteps k16 steps, the 16 x 8 tiles' count within a 1-D grid.
+bool can_implement_tiny_frag(const Problem& p) {
+  const Problem q = views::row_major_c(p);
+  return q.k <= 16 * kFragSteps && views::dims_fit_int(q, 2 * 16 * kSteps) &&
+         views::linear_tile_grid_fits(q, kFragM, kFragN);
+}
+
+cudaError_t launch_tiny_frag(const Problem& p, cudaStream_t stream) {
+  return launch_with(p, stream, true);
 }
 
 }  // namespace
@@ -402,7 +440,30 @@ void register_tiny_mma(Registry& r) {
   k.can_implement = can_implement_tiny_mma;
   k.launch = launch_tiny_mma;
   k.device_function = device_function_for(k.can_implement, device_function_tiny_mma);
+  KernelInfo f = k;
   r.push_back(std::move(k));
+
+  // One warp a 16 x 8 tile of C over its whole K (up to 128): the fragments of a warp's tile are
+  // a sixth of the 32 x 32 tile's, so its one round of loads over K = 128 issues about as many
+  // loads as the 32 x 32 one-warp kernel's over K = 32; the tiles spread over as many SMs.
+  f.name = "tiny_mma_" + std::to_string(kFragM) + "x" + std::to_string(kFragN);
+  f.tile.bm = kFragM;
+  f.tile.bn = kFragN;
+  f.tile.bk = 16 * kFragSteps;
+  f.tile.wm = kFragM;
+  f.tile.wn = kFragN;
+  f.tile.threads = 32;
+  f.tile.smem_bytes = 0;
+  f.desc.split_k = false;
+  f.summary =
+      "16-bit A/B on mma.sync for tiny products of K up to 128: a block of one warp per 16 x 8 "
+      "tile of C, its fragments over the whole K loaded straight from memory at any layout, "
+      "pitch and base in one round, C stored from the accumulators; no shared memory, no "
+      "barrier";
+  f.can_implement = can_implement_tiny_frag;
+  f.launch = launch_tiny_frag;
+  f.device_function = device_function_for(f.can_implement, device_function_tiny_frag);
+  r.push_back(std::move(f));
 }
 
 }  // namespace tilegemm::kernels
