@@ -1288,12 +1288,16 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
       # ${TAG}_TABLE_TAG-random-*.
       # TABLE_FROM_TUNE=1: the table the `tune` step of this run just measured instead (as the
       # user's cache, $R/tunecache), for a build whose registry the built-in table predates.
+      # TABLE_RULES=1: also the rules alone (no table), into ${TAG}_TABLE_TAG-rules-random-*.
       cache_dir=""
       [ -n "${TABLE_FROM_TUNE:-}" ] && cache_dir="$(cd "$R" && pwd)/tunecache"
       for dt in bf16 f32; do
         for seed in ${TABLE_SEEDS:-7 3 11}; do
           TILEGEMM_CACHE_DIR="$cache_dir" bench_random "table_${dt}_s$seed" auto "$dt" "$seed" \
             "${TAG}_${TABLE_TAG:-table}-random-$dt-s$seed.json"
+          [ -n "${TABLE_RULES:-}" ] && TILEGEMM_TUNE_CACHE=off bench_random \
+            "rules_${dt}_s$seed" auto "$dt" "$seed" \
+            "${TAG}_${TABLE_TAG:-table}-rules-random-$dt-s$seed.json"
         done
       done
       ;;

@@ -45,6 +45,12 @@ enum class When : std::uint8_t {
   // thread per output on fp32 values of the elements, which beat gemv and rungs 24 and 28 there
   // and cuBLAS on most such rows (perf-notes.md, "Rung 1 in 16-bit types").
   kTinyShortK16,
+  // A tiny 16-bit product of K <= 80 over at most eight 16x8 tiles of C per SM (as a row-major
+  // C), M and N up to 8192 (the random shapes' range, where it was measured): rung 28's one warp
+  // a 16x8 tile over the whole K, which beat the rules' rung 28, 24 and 27 kernels on such rows of
+  // six seeds' random shapes (K of 97..128 lost, 81..96 tied; over more tiles rung 28's 32x32
+  // one-warp tile won) (perf-notes.md, "Rung 28's 16 x 8 tile").
+  kTinyFrag16,
   kThinK,          // K <= 64 against at least 2^19 elements of C
   kSkinny,         // min(M, N) <= 32
   kWaveOf128x256,  // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
@@ -223,11 +229,6 @@ enum class When : std::uint8_t {
   // copies there on the random seeds' rows and a grid of widths and lengths (perf-notes.md,
   // "Rung 21's element path").
   kNarrowTo16ColsF32,
-  // A small product with K of 49..128 (16-bit types): rung 27's one launch on mma.sync, whose
-  // one or two 64-k stages beat rung 24's 32-k stages there on the random shapes of three seeds,
-  // in two runs; from K = 129 rung 24's finer split of K won, up to K = 48 it tied or won
-  // (perf-notes.md, "Rung 27").
-  kSmallProductMidK,
   // A short K (<= 64) under a long thin C (M or N of 2..32, the other 4096..8192, one wave of
   // 64-line tiles), 16-bit types: rung 27's 64x64 tile, one stage of 64 k a tile and no split,
   // ahead of the narrow, thin-K and wgmma paths (perf-notes.md, "bf16 rules by GPU time").
@@ -379,7 +380,8 @@ constexpr Rule kSimtRules[] = {
 // (M x N <= 2^15) goes to rung 1's thread per output (kTinyShortK16). A matrix-vector product
 // goes to the gemv family (CUDA cores: the
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
-// narrow product (M or N of 2..16) whose wide operand runs along the long side, over the K its
+// tiny product of K <= 80 over at most eight 16x8 tiles per SM to rung 28's one warp a 16x8 tile
+// (kTinyFrag16), a narrow product (M or N of 2..16) whose wide operand runs along the long side, over the K its
 // width allows, to rung 28 (kNarrowMnMajor16; at 16-byte pitches with K >= 2048, M or N of 8..48
 // and a narrow operand along its narrow side, rung 16's transposed copy of it under rung 18's
 // tile, kNarrowMnMajorCopies16), a
@@ -389,8 +391,8 @@ constexpr Rule kSimtRules[] = {
 // 9..32 with K of 513..2048, over up to a wave, kTinyMma16Narrow) to rung 28's block per tile on
 // mma.sync (kTinyMma16, kTinyMma16Cluster; K <= 32 over 2^13..2^19 elements of C past the small
 // products, kTinySolo16, its one warp a tile), a
-// small product to rung 24's one launch on the CUDA cores (kSmallProduct; with K of 49..128 in
-// bf16 and f16 to rung 27's on mma.sync, kSmallProductMidK), a
+// small product to rung 24's one launch on the CUDA cores (kSmallProduct; its class in bf16 and
+// f16 with K of 49..128, once rung 27's, lies inside kTinyFrag16's and kTinyMma16's), a
 // K under 16 that no wgmma tile takes (K under 8 or an ld no tensor map describes) to the
 // thin_k family (the store of C bounds it; rung 19; from K = 16 rung 16's copies were faster:
 // perf-notes.md, "One copy launch, staged stores in pieces"). On
@@ -433,11 +435,11 @@ constexpr Rule kSimtRules[] = {
 constexpr Rule kTensorRules[] = {
     {When::kTinyShortK16, BNeeds::kAny, "naive", 8, 32, 0, false, ""},
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
+    {When::kTinyFrag16, BNeeds::kAny, "tiny_mma", 16, 8, 128, false, ""},
     {When::kNarrowMnMajor16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kTinyMma16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kTinyMma16Cluster, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, "", 90},
     {When::kNarrowMnMajorCopies16, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, "", 90},
-    {When::kSmallProductMidK, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kTinySolo16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kShortKThinC16, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
@@ -569,6 +571,11 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) == 1 && p.k <= 12;
     case When::kTinyShortK16:
       return sixteen_bit(p) && p.k <= 12 && p.m * p.n <= (std::int64_t{1} << 15);
+    case When::kTinyFrag16: {
+      const bool c_row = p.c.layout == Layout::kRowMajor;
+      const std::int64_t t = c_row ? tiles(p, 16, 8) : tiles(p, 8, 16);
+      return sixteen_bit(p) && p.k <= 80 && t <= 8 * sms && std::max(p.m, p.n) <= 8192;
+    }
     case When::kThinK:
       return p.k <= 64 && p.m * p.n >= (std::int64_t{1} << 19);
     case When::kSkinny:
@@ -734,8 +741,6 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kShortKThinC16:
       return p.k <= 64 && std::max(p.m, p.n) >= 4096 && std::max(p.m, p.n) <= 8192 &&
              std::min(p.m, p.n) >= 2 && std::min(p.m, p.n) <= 32;
-    case When::kSmallProductMidK:
-      return p.k >= 49 && p.k <= 128 && holds(When::kSmallProduct, p, sms);
     case When::kTinyMma16: {
       const std::int64_t t = tiles(p, 32, 32);
       return p.m > 1 && p.n > 1 && t <= sms && p.k >= 8 && p.k <= 512 && (p.k > 64 || 2 * t <= sms);

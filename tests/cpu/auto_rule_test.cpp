@@ -440,14 +440,16 @@ TEST(AutoRule, SmallProductsTakeRung24) {
   const std::string kSmall = "small_32x32x32";
   for (GemmTypes t : kFourTypes) {
     SCOPED_TRACE(gemm_types_name(t));
-    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{1025, 125, 46}}) {
-      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
+    // (in bf16 and f16 K <= 80 over at most 8 16x8 tiles per SM: rung 28's 16x8 tile first)
+    const bool sixteen = t.ab == DType::kBF16 || t.ab == DType::kF16;
+    for (const auto& s :
+         std::vector<std::array<std::int64_t, 3>>{{1025, 125, 46}, {137, 252, 9}}) {
+      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]), sixteen ? "tiny_mma_16x8" : kSmall)
+          << s[0] << "x" << s[1] << "x" << s[2];
     }
     // rung 28's class in bf16 and f16
-    const bool sixteen = t.ab == DType::kBF16 || t.ab == DType::kF16;
     for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{5, 9, 187},
                                                                   {89, 20, 170},
-                                                                  {137, 252, 9},
                                                                   {24, 28, 2637},
                                                                   {16, 103, 1440},
                                                                   {64, 64, 2048}}) {
@@ -467,24 +469,24 @@ TEST(AutoRule, SmallProductsTakeRung24) {
   }
 }
 
-// Rung 27 in bf16 and f16: a small product (rung 24's class) with K of 49..128 takes the 64x64
-// tile on mma.sync at any pitch where rung 28 does not (K of 49..64 over more 32x32 tiles than
-// half the SMs); K of 48 or 129 stays with rung 24, as do fp32 and tf32 (no rung-27 instance
-// computes them).
-TEST(AutoRule, SmallProductsOfMidKTakeRung27In16BitTypes) {
+// A small product (rung 24's class, at most one 32x32 tile per SM) with K of 49..80 in bf16 and
+// f16, once rung 27's 64x64 tile, takes rung 28's 16x8 tile (at most 8 16x8 tiles per SM hold
+// every such product) at any pitch, with K of 81..128 rung 28's 32x32 tile (kTinyMma16); fp32 and
+// tf32 stay with rung 24 (no rung-28 instance computes them).
+TEST(AutoRule, SmallProductsOfMidKTakeRung28In16BitTypes) {
   for (GemmTypes t : kFourTypes) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
     SCOPED_TRACE(gemm_types_name(t));
-    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-             {1025, 125, 50}, {512, 256, 64}, {300, 300, 49}}) {
-      for (std::int64_t pad : {0, 1}) {
-        EXPECT_EQ(chosen_for(t, s[0], s[1], s[2], pad), wide ? "small_32x32x32" : "small_mma_64x64")
+    for (std::int64_t pad : {0, 1}) {
+      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+               {1025, 125, 50}, {512, 256, 64}, {300, 300, 49}, {1025, 125, 80}}) {
+        EXPECT_EQ(chosen_for(t, s[0], s[1], s[2], pad), wide ? "small_32x32x32" : "tiny_mma_16x8")
             << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
       }
+      EXPECT_EQ(chosen_for(t, 1025, 125, 81, pad), wide ? "small_32x32x32" : "tiny_mma_32x32");
+      EXPECT_NE(chosen_for(t, 1025, 125, 81, pad), "small_mma_64x64");
     }
-    EXPECT_EQ(chosen_for(t, 1025, 125, 48, 0), "small_32x32x32");
     EXPECT_EQ(chosen_for(t, 500, 200, 129, 0), wide ? "small_32x32x32" : "tiny_mma_32x32");
-    EXPECT_NE(chosen_for(t, 1056, 160, 100, 0), "small_mma_64x64");  // past rung 24's class
   }
 }
 
@@ -502,13 +504,13 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
     SCOPED_TRACE(gemm_types_name(t));
     for (std::int64_t pad : {0, 1}) {
-      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{12, 47, 77},
-                                                                    {58, 9, 67},
+      // (K <= 80 over at most 8 16x8 tiles per SM takes rung 28's 16x8 tile: TinyProducts16x8)
+      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{12, 47, 81},
+                                                                    {58, 9, 87},
                                                                     {2369, 7, 144},
                                                                     {2768, 18, 264},
-                                                                    {16, 16, 13},
                                                                     {9, 1721, 83},
-                                                                    {1025, 125, 65},
+                                                                    {1025, 125, 96},
                                                                     {200, 300, 512},
                                                                     {2, 2, 300},
                                                                     {100, 100, 600},
@@ -556,19 +558,62 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
   }
 }
 
+// Rung 28's 16x8 tile in bf16 and f16: K <= 80 over at most 8 16x8 tiles of C per SM (132 SMs:
+// 1056; counted on C as a row-major C, so a column-major C counts 16 rows of C^T), at any pitch,
+// ahead of every rule but rung 1's tiny K and the matrix-vector products. Not K of 81, more
+// 16x8 tiles, M or N past 8192, fp32 or tf32, a vector, nor K <= 12 over at most 2^15 outputs
+// (rung 1).
+TEST(AutoRule, TinyProductsOfKUpTo80TakeRung28s16x8Tile) {
+  for (GemmTypes t : kFourTypes) {
+    const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
+    SCOPED_TRACE(gemm_types_name(t));
+    for (std::int64_t pad : {0, 1}) {
+      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{12, 47, 77},
+                                                                    {58, 9, 67},
+                                                                    {16, 16, 13},
+                                                                    {2, 2187, 64},
+                                                                    {1025, 125, 65},
+                                                                    {4337, 2, 18},
+                                                                    {16, 8192, 80},
+                                                                    {7135, 8, 56}}) {
+        EXPECT_EQ(chosen_for(t, s[0], s[1], s[2], pad) == "tiny_mma_16x8", !wide)
+            << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
+      }
+      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+               {12, 47, 81}, {17, 8448, 80}, {35, 6945, 26}, {1, 623, 40}, {60, 60, 12},
+               {11300, 8, 63}}) {
+        EXPECT_NE(chosen_for(t, s[0], s[1], s[2], pad), "tiny_mma_16x8")
+            << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
+      }
+    }
+    // A column-major C counts the tiles of C^T: 40 x 3000 is 3 x 375 = 1125 16x8 tiles as a
+    // row-major C, 188 x 5 = 940 as a column-major one.
+    alignas(16) static std::uint16_t buf16[64];
+    void* buf = wide ? static_cast<void*>(g_buf) : static_cast<void*>(buf16);
+    for (Layout lc : {Layout::kRowMajor, Layout::kColMajor}) {
+      const Problem p = Problem::make_typed(40, 3000, 70, t, buf, buf, buf, 1.0f, 0.0f,
+                                            Layout::kRowMajor, Layout::kRowMajor, lc);
+      const KernelInfo* k = select_kernel(p, 90);
+      ASSERT_NE(k, nullptr);
+      EXPECT_EQ(k->name == "tiny_mma_16x8", !wide && lc == Layout::kColMajor);
+    }
+  }
+}
+
 // A 16-bit product of K <= 32 over 2^13..2^19 elements of C that the rules ahead leave (more
-// 32x32 tiles than SMs, past rung 1's 2^15 outputs) takes rung 28's one warp a tile, at any pitch;
-// K of 33, more than 2^19 or fewer than 2^13 elements of C, or fp32 and tf32 do not.
+// 32x32 tiles than SMs, past rung 1's 2^15 outputs, more 16x8 tiles than 8 per SM) takes rung
+// 28's one warp a tile, at any pitch; K of 33, more than 2^19 or fewer than 2^13 elements of C, or
+// fp32 and tf32 do not.
 TEST(AutoRule, ShortKOverAMidSizedCTakesRung28sOneWarpTile) {
   for (GemmTypes t : kFourTypes) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
     SCOPED_TRACE(gemm_types_name(t));
     for (std::int64_t pad : {0, 1}) {
       for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{860, 438, 5},
-                                                                    {6174, 8, 12},
+                                                                    {6174, 24, 12},
                                                                     {544, 251, 8},
                                                                     {123, 3900, 2},
-                                                                    {4337, 2, 18},
+                                                                    {4337, 32, 18},
                                                                     {1024, 512, 32}}) {
         EXPECT_EQ(chosen_for(t, s[0], s[1], s[2], pad) == "tiny_mma_32x32", !wide)
             << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
@@ -700,21 +745,26 @@ TEST(AutoRule, NineToSixteenColumnsReadDownColumnsInF32TakeNarrowN16) {
 }
 
 // bf16 and f16: K <= 64 under a C of 2..32 by 4096..8192 takes rung 27's 64x64 tile (after the
-// small products); a K of 65, a C of 33 lines, 4095 long (a small product: rung 24 at K 48) or
-// 8193 long, and fp32 or tf32 do not.
+// small products and rung 28's 16x8 tile, which takes such a C of up to 8 16x8 tiles per SM:
+// 7135 x 8, 32 x 4096); a K of 65, a C of 33 lines, 4095 long (a small product: rung 24 at K 48)
+// or 8193 long, and fp32 or tf32 do not.
 TEST(AutoRule, ShortKUnderALongThinCTakesRung27In16BitTypes) {
   for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
                       GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
     SCOPED_TRACE(gemm_types_name(t));
     for (const auto& s :
-         std::vector<std::array<std::int64_t, 3>>{{7135, 8, 56}, {32, 4096, 64}, {8064, 32, 40}}) {
+         std::vector<std::array<std::int64_t, 3>>{{5445, 27, 51}, {19, 6804, 54}, {8064, 32, 40}}) {
       EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]) == "small_mma_64x64", !wide)
+          << s[0] << "x" << s[1] << "x" << s[2] << ": " << chosen_for(t, s[0], s[1], s[2]);
+    }
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{7135, 8, 56}, {32, 4096, 64}}) {
+      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]) == "tiny_mma_16x8", !wide)
           << s[0] << "x" << s[1] << "x" << s[2] << ": " << chosen_for(t, s[0], s[1], s[2]);
     }
     // K <= 32 over at most 2^19 elements of C: rung 28's one warp a tile (kTinySolo16) first
     for (const auto& s :
-         std::vector<std::array<std::int64_t, 3>>{{2, 8054, 17}, {4337, 2, 18}, {6174, 8, 12}}) {
+         std::vector<std::array<std::int64_t, 3>>{{24, 8054, 17}, {4337, 30, 18}, {6174, 24, 12}}) {
       EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]) == "tiny_mma_32x32", !wide)
           << s[0] << "x" << s[1] << "x" << s[2] << ": " << chosen_for(t, s[0], s[1], s[2]);
     }
