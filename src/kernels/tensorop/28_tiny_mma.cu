@@ -21,8 +21,9 @@
 //    warps in warp order (deterministic) and writes C with alpha and beta.
 // The chain past the launch is the slice's loads (one round trip for K up to 256), the mma.sync
 // steps, one barrier and C's store. Up to K = 32 (one chunk) a block is one warp (the Solo kernel:
-// no barrier, the launch's least setup) that stores C through a tile of its own in shared memory,
-// a row of the tile an instruction (straight from the fragments an instruction wrote 8 rows). Past
+// no barrier, the launch's least setup); on a 32-column tile it stores C through a tile of its own
+// in shared memory, a row of the tile an instruction (straight from the fragments an instruction
+// wrote 8 rows), on narrower ones from the fragments. Past
 // K = 512 a block's warps would take several rounds of loads each (and lost to rung 24's split over
 // blocks): there K is split over the blocks of one thread-block cluster per tile (sm_90), a round
 // of loads a warp (256 k a block) where that many blocks are resident, each block adds its warps'
@@ -98,6 +99,7 @@ __device__ __forceinline__ void load_pair(const std::uint16_t* p, std::int64_t k
 /// @tparam A_K  A is K-contiguous (row-major); else M-contiguous
 /// @tparam B_K  B is K-contiguous (column-major); else N-contiguous
 /// @tparam Solo one warp a block, K within one chunk (kSolo): C through the warp's own tile
+///              (32 columns) or from the fragments
 /// @tparam TM   C rows a block: BM, or 16 where M is at most 16 (half the A fragments to load)
 /// @tparam TN   C columns a block: BN, or 16 where N is at most 16 and M is not (8: the
 ///              one-warp 16 x 8 tile of `tiny_mma_16x8`)
@@ -206,33 +208,51 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
     for (int s = 0; s < SoloSteps; ++s) {
       if (SoloSteps == kSteps || 16 * s < k_end) mma_step(acc, raw[s]);
     }
-    // C through shared memory: the accumulators into a TM x TN tile, then row after row of the
-    // tile, each lane a column (32 / TN rows an instruction), so that a store instruction writes
-    // whole runs of a row. Straight from the fragments each instruction wrote 8 rows at 4 or 8
-    // bytes each (element by element at an odd pitch of C).
-    constexpr int kLine = TN + 8;  // floats per row of the tile (float2 stores spread over banks)
-    __shared__ __align__(16) float tile[TM * kLine];
+    if constexpr (TN == BN) {
+      // A 32-column tile: C through shared memory, the accumulators into a TM x TN tile, then row
+      // after row of it, each lane a column, so that a store instruction writes a whole run of a
+      // row; straight from the fragments each wrote 8 rows at 4 or 8 bytes each (element by
+      // element at an odd pitch of C). On narrower tiles the rows' runs are short and the
+      // fragments' stores measured faster (docs/perf-notes.md, "Rung 28's 16 x 8 tile").
+      constexpr int kLine = TN + 8;  // floats per row of the tile (float2 stores spread over banks)
+      __shared__ __align__(16) float tile[TM * kLine];
 #pragma unroll
-    for (int i = 0; i < kTileMf; ++i) {
+      for (int i = 0; i < kTileMf; ++i) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
+        for (int h = 0; h < 2; ++h) {
 #pragma unroll
-        for (int j = 0; j < kTileNf; ++j) {
-          *reinterpret_cast<float2*>(&tile[(16 * i + 8 * h + gq) * kLine + 8 * j + 2 * tq]) =
-              make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+          for (int j = 0; j < kTileNf; ++j) {
+            *reinterpret_cast<float2*>(&tile[(16 * i + 8 * h + gq) * kLine + 8 * j + 2 * tq]) =
+                make_float2(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+          }
         }
       }
-    }
-    __syncwarp();
-    constexpr int kRowsAStep = 32 / TN;
-    const int col = lane % TN;
-    const int rows = min(TM, g.m - m0);
-    if (n0 + col < g.n) {
-      CT* const c_col = c + static_cast<std::int64_t>(m0) * g.ldc + n0 + col;
+      __syncwarp();
+      const int rows = min(TM, g.m - m0);
+      if (n0 + lane < g.n) {
+        CT* const c_col = c + static_cast<std::int64_t>(m0) * g.ldc + n0 + lane;
 #pragma unroll 4
-      for (int r = lane / TN; r < rows; r += kRowsAStep) {
-        store_c_one(c_col + static_cast<std::int64_t>(r) * g.ldc, tile[r * kLine + col], g.alpha,
-                    g.beta);
+        for (int r = 0; r < rows; ++r) {
+          store_c_one(c_col + static_cast<std::int64_t>(r) * g.ldc, tile[r * kLine + lane], g.alpha,
+                      g.beta);
+        }
+      }
+    } else {
+      const int cols_left = g.n - n0;
+      const bool vec2 = g.c_pairs != 0;
+#pragma unroll
+      for (int i = 0; i < kTileMf; ++i) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = m0 + 16 * i + 8 * h + gq;
+          if (row >= g.m) continue;
+          CT* const c_row = c + static_cast<std::int64_t>(row) * g.ldc + n0;
+#pragma unroll
+          for (int j = 0; j < kTileNf; ++j) {
+            store_c_pair(c_row, 8 * j + 2 * tq, cols_left, acc[i][j][2 * h], acc[i][j][2 * h + 1],
+                         g.alpha, g.beta, vec2);
+          }
+        }
       }
     }
   } else {
@@ -448,8 +468,8 @@ void register_tiny_mma(Registry& r) {
       "16 where C has at most 16 rows or columns), its eight warps "
       "on consecutive slices of K with fragments loaded straight from memory at any layout, pitch "
       "and base, the slices added in warp order through shared memory (up to K = 32 one warp a "
-      "block, C stored a row at a time through its own tile in shared memory); past K = 512 the "
-      "tile's K "
+      "block, C of a 32-column tile stored a row at a time through its own tile in shared "
+      "memory); past K = 512 the tile's K "
       "split over the blocks of a cluster (sm_90), added in split order through distributed "
       "shared memory (deterministic); one launch, no workspace, no barrier in the K loop";
   k.can_implement = can_implement_tiny_mma;
@@ -468,13 +488,13 @@ void register_tiny_mma(Registry& r) {
   f.tile.wm = kFragM;
   f.tile.wn = kFragN;
   f.tile.threads = 32;
-  f.tile.smem_bytes = static_cast<int>(sizeof(float)) * kFragM * (kFragN + 8);  // C's tile
+  f.tile.smem_bytes = 0;
   f.desc.split_k = false;
   f.summary =
       "16-bit A/B on mma.sync for tiny products of K up to 128: a block of one warp per 16 x 8 "
       "tile of C, its fragments over the whole K loaded straight from memory at any layout, "
-      "pitch and base in one round, C stored a row at a time through the warp's tile in shared "
-      "memory; no barrier";
+      "pitch and base in one round, C stored from the accumulators; no shared memory, no "
+      "barrier";
   f.can_implement = can_implement_tiny_frag;
   f.launch = launch_tiny_frag;
   f.device_function = device_function_for(f.can_implement, device_function_tiny_frag);
