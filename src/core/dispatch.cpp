@@ -381,7 +381,8 @@ constexpr Rule kSimtRules[] = {
 // goes to the gemv family (CUDA cores: the
 // matrix stream bounds it, a tensor-core tile would compute zeros; perf-notes.md, rung 17), a
 // tiny product of K <= 80 over at most eight 16x8 tiles per SM to rung 28's one warp a 16x8 tile
-// (kTinyFrag16), a narrow product (M or N of 2..16) whose wide operand runs along the long side, over the K its
+// (kTinyFrag16), a
+// narrow product (M or N of 2..16) whose wide operand runs along the long side, over the K its
 // width allows, to rung 28 (kNarrowMnMajor16; at 16-byte pitches with K >= 2048, M or N of 8..48
 // and a narrow operand along its narrow side, rung 16's transposed copy of it under rung 18's
 // tile, kNarrowMnMajorCopies16), a

@@ -442,17 +442,13 @@ TEST(AutoRule, SmallProductsTakeRung24) {
     SCOPED_TRACE(gemm_types_name(t));
     // (in bf16 and f16 K <= 80 over at most 8 16x8 tiles per SM: rung 28's 16x8 tile first)
     const bool sixteen = t.ab == DType::kBF16 || t.ab == DType::kF16;
-    for (const auto& s :
-         std::vector<std::array<std::int64_t, 3>>{{1025, 125, 46}, {137, 252, 9}}) {
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{1025, 125, 46}, {137, 252, 9}}) {
       EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]), sixteen ? "tiny_mma_16x8" : kSmall)
           << s[0] << "x" << s[1] << "x" << s[2];
     }
     // rung 28's class in bf16 and f16
-    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{5, 9, 187},
-                                                                  {89, 20, 170},
-                                                                  {24, 28, 2637},
-                                                                  {16, 103, 1440},
-                                                                  {64, 64, 2048}}) {
+    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
+             {5, 9, 187}, {89, 20, 170}, {24, 28, 2637}, {16, 103, 1440}, {64, 64, 2048}}) {
       EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]), sixteen ? "tiny_mma_32x32" : kSmall)
           << s[0] << "x" << s[1] << "x" << s[2];
     }
@@ -579,9 +575,12 @@ TEST(AutoRule, TinyProductsOfKUpTo80TakeRung28s16x8Tile) {
         EXPECT_EQ(chosen_for(t, s[0], s[1], s[2], pad) == "tiny_mma_16x8", !wide)
             << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
       }
-      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-               {12, 47, 81}, {17, 8448, 80}, {35, 6945, 26}, {1, 623, 40}, {60, 60, 12},
-               {11300, 8, 63}}) {
+      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{12, 47, 81},
+                                                                    {17, 8448, 80},
+                                                                    {35, 6945, 26},
+                                                                    {1, 623, 40},
+                                                                    {60, 60, 12},
+                                                                    {11300, 8, 63}}) {
         EXPECT_NE(chosen_for(t, s[0], s[1], s[2], pad), "tiny_mma_16x8")
             << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
       }

@@ -801,7 +801,7 @@ TEST(Library, TinyProductsOfKUpTo128AreOneWarpA16x8Tile) {
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   for (GemmTypes types : frag->desc.types) {
-    const std::int64_t shapes[][3] = {{12, 47, 77}, {58, 9, 67}, {1, 1, 1},   {33, 17, 128},
+    const std::int64_t shapes[][3] = {{12, 47, 77}, {58, 9, 67},   {1, 1, 1},    {33, 17, 128},
                                       {16, 8, 16},  {300, 70, 97}, {7, 130, 33}, {40, 12, 113}};
     int i = 0;
     for (const auto& s : shapes) {

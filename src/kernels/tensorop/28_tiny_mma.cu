@@ -415,9 +415,9 @@ cudaError_t launch_with(const Problem& p, cudaStream_t stream, bool frag) {
   g.b_pairs = b_k_contig && views::aligned(q.b, 4);
   g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
   const bool split = !frag && sp.splits > 1;
-  return cluster::launch(kernel.fn,
-                         dim3(static_cast<unsigned>(tiles), split ? static_cast<unsigned>(sp.splits) : 1u),
-                         kernel.solo ? 32 : kThreads, stream, split, g);
+  return cluster::launch(
+      kernel.fn, dim3(static_cast<unsigned>(tiles), split ? static_cast<unsigned>(sp.splits) : 1u),
+      kernel.solo ? 32 : kThreads, stream, split, g);
 }
 
 cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
