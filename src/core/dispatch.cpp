@@ -51,6 +51,11 @@ enum class When : std::uint8_t {
   // six seeds' random shapes (K of 97..128 lost, 81..96 tied; over more tiles rung 28's 32x32
   // one-warp tile won) (perf-notes.md, "Rung 28's 16 x 8 tile").
   kTinyFrag16,
+  // The same class with K up to 128 where no rule above took the product (no tensor map for the
+  // wgmma tiles, too little work for the copies): rung 28's 16x8 tile again, ahead of the
+  // mma.sync 128x128 tile that was left to compute it, and lost to it there (perf-notes.md,
+  // "Rung 28's 16 x 8 tile, past K = 80").
+  kTinyFrag16Rest,
   kThinK,          // K <= 64 against at least 2^19 elements of C
   kSkinny,         // min(M, N) <= 32
   kWaveOf128x256,  // about a wave of 128x256 tiles (>= 7/8 of the SMs, 1 block per SM)
@@ -430,7 +435,8 @@ constexpr Rule kSimtRules[] = {
 // kResidue128; perf-notes.md, rung 23). Rung 20's realigning producer, once ahead of the
 // copies for K >= 5000 over few tiles, lost that class to the one-launch copies (perf-notes.md,
 // "One copy launch, staged stores in pieces"); it stays a candidate for tune. Elsewhere
-// mma.sync: the larger tile only on many waves of it, the 128x128 tile otherwise.
+// mma.sync: rung 28's 16x8 tile for K <= 128 over at most eight such tiles per SM
+// (kTinyFrag16Rest), the larger tile only on many waves of it, the 128x128 tile otherwise.
 // On the H100 development runs perf-notes.md (rung 13) records, 128x256 won at 8192^3 (2048
 // tiles) and lost to 128x128 at 4096^3 (512 tiles, about 4 waves).
 constexpr Rule kTensorRules[] = {
@@ -471,6 +477,7 @@ constexpr Rule kTensorRules[] = {
     {When::kCopiesPay, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
     {When::kWaveOf128x256, BNeeds::kAny, "wgmma", 128, 256, 0, true, ""},
     {When::kAlways, BNeeds::kAny, "wgmma", 128, 128, 0, true, ""},
+    {When::kTinyFrag16Rest, BNeeds::kAny, "tiny_mma", 16, 8, 128, false, ""},
     {When::kWaves8Of128x256, BNeeds::kAny, "mma_sync", 128, 256, 0, false, ""},
     {When::kAlways, BNeeds::kAny, "mma_sync", 128, 128, 0, false, ""},
 };
@@ -572,10 +579,12 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return std::min(p.m, p.n) == 1 && p.k <= 12;
     case When::kTinyShortK16:
       return sixteen_bit(p) && p.k <= 12 && p.m * p.n <= (std::int64_t{1} << 15);
-    case When::kTinyFrag16: {
+    case When::kTinyFrag16:
+    case When::kTinyFrag16Rest: {
       const bool c_row = p.c.layout == Layout::kRowMajor;
       const std::int64_t t = c_row ? tiles(p, 16, 8) : tiles(p, 8, 16);
-      return sixteen_bit(p) && p.k <= 80 && t <= 8 * sms && std::max(p.m, p.n) <= 8192;
+      const std::int64_t k_max = when == When::kTinyFrag16 ? 80 : 128;
+      return sixteen_bit(p) && p.k <= k_max && t <= 8 * sms && std::max(p.m, p.n) <= 8192;
     }
     case When::kThinK:
       return p.k <= 64 && p.m * p.n >= (std::int64_t{1} << 19);

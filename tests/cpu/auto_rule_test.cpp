@@ -585,6 +585,23 @@ TEST(AutoRule, TinyProductsOfKUpTo80TakeRung28s16x8Tile) {
             << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
       }
     }
+    // Past K = 80 only where no rule above took the product (kTinyFrag16Rest): 5 x 6663 x 116,
+    // every operand column-major (A at a pitch of 5, B of 116: no tensor map), not the mma.sync
+    // 128x128 tile; at 16-byte pitches (row-major A of 120, column-major B of 120) a wgmma tile.
+    {
+      alignas(16) static std::uint16_t b16[64];
+      void* b = wide ? static_cast<void*>(g_buf) : static_cast<void*>(b16);
+      const Layout col = Layout::kColMajor;
+      const Problem rest = Problem::make_typed(5, 6663, 116, t, b, b, b, 1.0f, 0.0f, col, col, col);
+      const KernelInfo* k = select_kernel(rest, 90);
+      ASSERT_NE(k, nullptr);
+      EXPECT_EQ(k->name == "tiny_mma_16x8", !wide) << k->name;
+      const Problem mapped = Problem::make_typed(5, 6663, 120, t, b, b, b, 1.0f, 0.0f,
+                                                 Layout::kRowMajor, col, col);
+      const KernelInfo* w = select_kernel(mapped, 90);
+      ASSERT_NE(w, nullptr);
+      EXPECT_NE(w->name, "tiny_mma_16x8");
+    }
     // A column-major C counts the tiles of C^T: 40 x 3000 is 3 x 375 = 1125 16x8 tiles as a
     // row-major C, 188 x 5 = 940 as a column-major one.
     alignas(16) static std::uint16_t buf16[64];
