@@ -30,9 +30,9 @@
 // tiles, and the blocks' tiles are added in split order through distributed shared memory
 // (cluster_split.cuh); still one launch, no workspace.
 // `tiny_mma_16x8` is the one-warp kernel on a 16 x 8 tile over K up to 128: a warp's loads for
-// K = 128 there are about as many as the 32 x 32 one-warp kernel's for K = 32, and the eight-warp
-// block's partial tiles, barrier and sum drop out of K of 33..128 (docs/perf-notes.md, "Rung 28's
-// 16 x 8 tile").
+// K = 80 there are about as many as the 32 x 32 one-warp kernel's for K = 32, and the eight-warp
+// block's partial tiles, barrier and sum drop out of K of 33..80 (past that its loads cost more
+// than they save; docs/perf-notes.md, "Rung 28's 16 x 8 tile").
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -212,8 +212,9 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
       // A 32-column tile: C through shared memory, the accumulators into a TM x TN tile, then row
       // after row of it, each lane a column, so that a store instruction writes a whole run of a
       // row; straight from the fragments each wrote 8 rows at 4 or 8 bytes each (element by
-      // element at an odd pitch of C). On narrower tiles the rows' runs are short and the
-      // fragments' stores measured faster (docs/perf-notes.md, "Rung 28's 16 x 8 tile").
+      // element at an odd pitch of C). On the 16 x 8 tile (16-byte runs) this measured slower;
+      // the 16-column tile, not measured, keeps the fragments' stores too (docs/perf-notes.md,
+      // "Rung 28's one-warp 32-column tile stores C through shared memory").
       constexpr int kLine = TN + 8;  // floats per row of the tile (float2 stores spread over banks)
       __shared__ __align__(16) float tile[TM * kLine];
 #pragma unroll
@@ -478,9 +479,9 @@ void register_tiny_mma(Registry& r) {
   KernelInfo f = k;
   r.push_back(std::move(k));
 
-  // One warp a 16 x 8 tile of C over its whole K (up to 128): the fragments of a warp's tile are
-  // a sixth of the 32 x 32 tile's, so its one round of loads over K = 128 issues about as many
-  // loads as the 32 x 32 one-warp kernel's over K = 32; the tiles spread over as many SMs.
+  // One warp a 16 x 8 tile of C over its whole K (up to 128): at an odd pitch a k16 step is 12
+  // loads a lane where the 32 x 32 tile's is 32, so its one round over K = 80 issues about as
+  // many loads as the 32 x 32 one-warp kernel's over K = 32; the tiles spread over as many SMs.
   f.name = "tiny_mma_" + std::to_string(kFragM) + "x" + std::to_string(kFragN);
   f.tile.bm = kFragM;
   f.tile.bn = kFragN;
