@@ -500,7 +500,8 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
     SCOPED_TRACE(gemm_types_name(t));
     for (std::int64_t pad : {0, 1}) {
-      // (K <= 80 over at most 8 16x8 tiles per SM takes rung 28's 16x8 tile: TinyProducts16x8)
+      // (K <= 80 over at most 8 16x8 tiles per SM takes rung 28's 16x8 tile:
+      // TinyProductsOfKUpTo80TakeRung28s16x8Tile)
       for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{12, 47, 81},
                                                                     {58, 9, 87},
                                                                     {2369, 7, 144},

@@ -809,7 +809,7 @@ TEST(Library, TinyProductsOfKUpTo128AreOneWarpA16x8Tile) {
       spec.la = i % 4 < 2 ? Layout::kRowMajor : Layout::kColMajor;
       spec.lb = i % 2 == 0 ? Layout::kColMajor : Layout::kRowMajor;
       spec.lc = i % 3 == 0 ? Layout::kColMajor : Layout::kRowMajor;
-      spec.pad_a = i % 2 == 0 ? 1 : 2;  // odd pitches, then even ones (pairs where K-major)
+      spec.pad_a = i % 2 == 0 ? 1 : 2;  // over the shapes, odd and even (4-byte) pitches both
       spec.pad_b = i % 2 == 0 ? 3 : 0;
       spec.pad_c = i % 3;
       ++i;
