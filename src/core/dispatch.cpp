@@ -486,6 +486,11 @@ std::int64_t tiles(const Problem& p, std::int64_t bm, std::int64_t bn) {
   return ((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn);
 }
 
+// bm x bn tiles of C as the kernels that store C row by row see it (a column-major C as C^T).
+std::int64_t row_c_tiles(const Problem& p, std::int64_t bm, std::int64_t bn) {
+  return p.c.layout == Layout::kRowMajor ? tiles(p, bm, bn) : tiles(p, bn, bm);
+}
+
 // The busy share of the slots over the waves `count` tiles take, `slots` tiles per wave.
 double wave_fill(std::int64_t count, std::int64_t slots) {
   const std::int64_t waves = (count + slots - 1) / slots;
@@ -567,7 +572,7 @@ bool odd_pitch_in_place(const Problem& p) {
 bool in_kernel_64(const Problem& p, std::int64_t sms) {
   const bool c_row = p.c.layout == Layout::kRowMajor;
   const std::int64_t n = c_row ? p.n : p.m;
-  const std::int64_t t128 = c_row ? tiles(p, 64, 128) : tiles(p, 128, 64);
+  const std::int64_t t128 = row_c_tiles(p, 64, 128);
   return n <= 64 || p.k < 512 || (3 * t128 > sms && tiles(p, 64, 64) <= sms && p.k < 4096);
 }
 
@@ -581,10 +586,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return sixteen_bit(p) && p.k <= 12 && p.m * p.n <= (std::int64_t{1} << 15);
     case When::kTinyFrag16:
     case When::kTinyFrag16Rest: {
-      const bool c_row = p.c.layout == Layout::kRowMajor;
-      const std::int64_t t = c_row ? tiles(p, 16, 8) : tiles(p, 8, 16);
       const std::int64_t k_max = when == When::kTinyFrag16 ? 80 : 128;
-      return sixteen_bit(p) && p.k <= k_max && t <= 8 * sms && std::max(p.m, p.n) <= 8192;
+      return sixteen_bit(p) && p.k <= k_max && row_c_tiles(p, 16, 8) <= 8 * sms &&
+             std::max(p.m, p.n) <= 8192;
     }
     case When::kThinK:
       return p.k <= 64 && p.m * p.n >= (std::int64_t{1} << 19);

@@ -503,6 +503,24 @@ int kernels_enqueued(const Problem& p, const std::string& kernel, cudaStream_t s
   return static_cast<int>(kernel_clusters(p, kernel, stream).size());
 }
 
+// `kernel` on `spec`'s problem: it can implement it, computes it right (bit-identical on a
+// rerun over a poisoned C where beta is 0) and does so in one launch of `threads`-thread blocks.
+void expect_right_in_one_launch(const KernelInfo& kernel, const CaseSpec& spec, unsigned threads,
+                                cudaStream_t stream) {
+  Testbed tb(spec);
+  ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+  ASSERT_TRUE(kernel.can_implement(tb.problem()));
+  SCOPED_TRACE(spec.to_string());
+  const CheckResult r = run_named(tb, kernel.name, 0);
+  ASSERT_TRUE(r.passed) << r.detail;
+  if (spec.beta == 0.0f) {
+    ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, kernel.name));
+  }
+  const std::vector<LaunchShape> launches = kernel_launches(tb.problem(), kernel.name, stream);
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_EQ(launches[0].threads, threads);
+}
+
 // The matrix-stream families (gemv, narrow) split a long K over blocks and add the splits in the
 // same launch, in the last block of each row block to arrive: one kernel on shapes that split
 // (gemv always; the narrow products where that block's sum is short, two kernels where it is
@@ -765,19 +783,7 @@ TEST(Library, TinyProductsOfOneChunkAreOneWarpABlock) {
     cases[6].first.pad_c = 3;
     cases[8].first.pad_b = 2;
     for (const auto& [spec, threads] : cases) {
-      Testbed tb(spec);
-      ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
-      ASSERT_TRUE(tiny->can_implement(tb.problem()));
-      SCOPED_TRACE(spec.to_string());
-      const CheckResult r = tb.run_and_check(
-          [&](const Problem& p, cudaStream_t s) { return gemm(p, tiny->name, s); }, 0);
-      ASSERT_TRUE(r.passed) << r.detail;
-      if (spec.beta == 0.0f) {
-        ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, tiny->name));
-      }
-      const std::vector<LaunchShape> launches = kernel_launches(tb.problem(), tiny->name, stream);
-      ASSERT_EQ(launches.size(), 1u);
-      EXPECT_EQ(launches[0].threads, threads);
+      ASSERT_NO_FATAL_FAILURE(expect_right_in_one_launch(*tiny, spec, threads, stream));
     }
     // The same types, layouts and block: 12 x 47 and 17 x 40, 16- and 32-row tiles; 40 x 12 and
     // 40 x 17, 16- and 32-column tiles.
@@ -813,19 +819,7 @@ TEST(Library, TinyProductsOfKUpTo128AreOneWarpA16x8Tile) {
       spec.pad_b = i % 2 == 0 ? 3 : 0;
       spec.pad_c = i % 3;
       ++i;
-      Testbed tb(spec);
-      ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
-      ASSERT_TRUE(frag->can_implement(tb.problem()));
-      SCOPED_TRACE(spec.to_string());
-      const CheckResult r = tb.run_and_check(
-          [&](const Problem& p, cudaStream_t st) { return gemm(p, frag->name, st); }, 0);
-      ASSERT_TRUE(r.passed) << r.detail;
-      if (spec.beta == 0.0f) {
-        ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, frag->name));
-      }
-      const std::vector<LaunchShape> launches = kernel_launches(tb.problem(), frag->name, stream);
-      ASSERT_EQ(launches.size(), 1u);
-      EXPECT_EQ(launches[0].threads, 32u);
+      ASSERT_NO_FATAL_FAILURE(expect_right_in_one_launch(*frag, spec, 32u, stream));
     }
     Testbed over(spec_of(12, 47, 129, 1.0f, 0.0f, types));
     ASSERT_TRUE(over.init_status().ok()) << over.init_status().message();

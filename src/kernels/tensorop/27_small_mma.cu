@@ -22,10 +22,12 @@
 //    every split's writes and the final sum's reads are whole 16-byte pieces whatever M and N
 //    are) into the stream workspace, and the last block of a tile to arrive (stream::last_split)
 //    adds them in split order (deterministic) and writes C.
-// auto takes the 64 x 64 tile for rung 24's small products with K of 49..128 (one or two stages
-// here, two to four of rung 24's); elsewhere it won where the paths auto takes were slow against
-// cuBLAS and lost about as often, bound by its element loads' instructions rather than the
-// tensor cores (docs/perf-notes.md, "Rung 27"). `tune` measures both instances with the rest.
+// auto took the 64 x 64 tile for rung 24's small products with K of 49..128 (one or two stages
+// here, two to four of rung 24's) until rung 28's 16 x 8 tile took that class; it takes it for a
+// short K under a long thin C (dispatch.cpp, kShortKThinC16). Elsewhere it won where the paths
+// auto takes were slow against cuBLAS and lost about as often, bound by its element loads'
+// instructions rather than the tensor cores (docs/perf-notes.md, "Rung 27"). `tune` measures both
+// instances with the rest.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

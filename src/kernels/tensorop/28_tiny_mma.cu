@@ -333,14 +333,15 @@ bool can_implement_tiny_mma(const Problem& p) {
 struct Instance {
   void (*fn)(TinyMmaArgs);
   bool solo;
-  int tm, tn;  // C rows and columns a block
+  int tm, tn;      // C rows and columns a block
+  int solo_steps;  // the one-warp kernel's k16 steps: the K it takes in one round
   cluster::ClusterFit* fit;
 };
 
 template <class Op, class CT, bool A_K, bool B_K, bool Solo, int TM, int TN, int S = kSteps>
 Instance instance() {
   static cluster::ClusterFit fit;
-  return {&tiny_mma_kernel<Op, CT, A_K, B_K, Solo, TM, TN, S>, Solo, TM, TN, &fit};
+  return {&tiny_mma_kernel<Op, CT, A_K, B_K, Solo, TM, TN, S>, Solo, TM, TN, S, &fit};
 }
 
 // The instantiation of a tile (16 x 32, 32 x 16 or 32 x 32; 16 x 8 for tiny_mma_16x8) and
@@ -401,13 +402,12 @@ cudaError_t launch_with(const Problem& p, cudaStream_t stream, bool frag) {
   // of a cluster, a split per kClusterSplitK (or fewer, longer ones: the most whose clusters are
   // all resident at once); where no cluster fits, one block takes it whole.
   stream::Split sp = stream::split_k_in(1, q.k, 16 * kWarps, 16 * kWarps);
-  if (!frag && q.k > kWholeK) {
+  if (!kernel.solo && q.k > kWholeK) {
     cluster::plan_resident(sp, tiles, q.k, 16 * kWarps, 16 * kWarps, ceil_div(q.k, kClusterSplitK),
                            kernel_address(kernel.fn), kThreads, *kernel.fit);
   }
-  const int solo_k = frag ? 16 * kFragSteps : static_cast<int>(kSolo);
-  g.k_block = kernel.solo ? solo_k : sp.k_chunk;
-  g.k_warp = kernel.solo ? solo_k : sp.k_chunk / kWarps;
+  g.k_block = kernel.solo ? 16 * kernel.solo_steps : sp.k_chunk;
+  g.k_warp = kernel.solo ? 16 * kernel.solo_steps : sp.k_chunk / kWarps;
   // A K-contiguous operand's pairs load as one word where its base and pitch are 4-byte aligned
   // (an M- or N-contiguous operand's pairs are two element loads either way).
   const bool a_k_contig = q.a.layout == Layout::kRowMajor;
@@ -415,10 +415,9 @@ cudaError_t launch_with(const Problem& p, cudaStream_t stream, bool frag) {
   g.a_pairs = a_k_contig && views::aligned(q.a, 4);
   g.b_pairs = b_k_contig && views::aligned(q.b, 4);
   g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
-  const bool split = !frag && sp.splits > 1;
-  return cluster::launch(
-      kernel.fn, dim3(static_cast<unsigned>(tiles), split ? static_cast<unsigned>(sp.splits) : 1u),
-      kernel.solo ? 32 : kThreads, stream, split, g);
+  return cluster::launch(kernel.fn,
+                         dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)),
+                         kernel.solo ? 32 : kThreads, stream, sp.splits > 1, g);
 }
 
 cudaError_t launch_tiny_mma(const Problem& p, cudaStream_t stream) {
