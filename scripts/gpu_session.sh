@@ -1301,6 +1301,40 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
         done
       done
       ;;
+    probe)
+      # Every candidate kernel beside cuBLAS (tune --dry-run, screened at 3x, nothing stored) on
+      # PROBE_CONFIGS ("layout-a layout-b layout-c pad:shape shape ...", separated by ";") in
+      # PROBE_DTYPE (default bf16): which kernel, if any, reaches the rows below the bars.
+      IFS=';' read -ra probe_configs <<<"${PROBE_CONFIGS:-row row row 0,0,0:1x623x4718}"
+      ci=0
+      for cfg in "${probe_configs[@]}"; do
+        ci=$((ci + 1))
+        read -r la lb lc pad <<<"${cfg%%:*}"
+        shapes=()
+        for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
+        run_step "probe_c$ci" bash -c 'cd "$1" && shift && "$@"' _ "$R" "$TG" tune --dry-run \
+          --screen 3 --rounds 3 --reps 20 --warmup 5 --dtype "${PROBE_DTYPE:-bf16}" \
+          --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "${shapes[@]}" \
+          --output "${TAG}_probe-c$ci-$la$lb$lc.json"
+      done
+      ;;
+    bench-grid)
+      # GRID_KERNELS (bf16 unless GRID_DTYPE; auto by its rules alone) beside cuBLAS on
+      # GRID_CONFIGS ("layout-a layout-b layout-c pad:shape shape ...", separated by ";"), into
+      # ${TAG}_GRID_TAG-c<entry>-<layouts>-<pads>.json: the grids that bound a rule.
+      IFS=';' read -ra grid_configs <<<"${GRID_CONFIGS:-row row row 1,1,1:1x623x4718}"
+      ci=0
+      for cfg in "${grid_configs[@]}"; do
+        ci=$((ci + 1))
+        read -r la lb lc pad <<<"${cfg%%:*}"
+        shapes=()
+        for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
+        TILEGEMM_TUNE_CACHE=off run_step "grid_c$ci" bash -c 'cd "$1" && shift && "$@"' _ "$R" \
+          "$TG" bench $TIMING --kernels "${GRID_KERNELS:-auto}" --dtype "${GRID_DTYPE:-bf16}" \
+          --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "${shapes[@]}" \
+          --format json --output "${TAG}_${GRID_TAG:-grid}-c$ci-$la$lb$lc-${pad//,/}.json"
+      done
+      ;;
     short-off)
       # bf16 products with M or N of at most 64 where only the short operand has no tensor map
       # (odd pitch) and the long one is 1.5 to 33 MB: rung 23's residue maps (one launch) beside
