@@ -238,6 +238,14 @@ enum class When : std::uint8_t {
   // 64-line tiles), 16-bit types: rung 27's 64x64 tile, one stage of 64 k a tile and no split,
   // ahead of the narrow, thin-K and wgmma paths (perf-notes.md, "bf16 rules by GPU time").
   kShortKThinC16,
+  // A K of 65..128 under a long thin C (16-bit types): M or N of 20..64, the other 4096..8192,
+  // and an operand that no tensor map reads (A or B at a pitch or base off 16 bytes): rung 27's
+  // 64x64 tile again, two stages of 64 k a tile, where 32x32 tiles are more than the SMs (the
+  // tiny rules above take the rest). Rung 16's copies under rung 18's tile and rung 23's residue
+  // maps, which the rules took there, paid a copy launch or a split; rung 27 beat them on a grid
+  // of such products at odd pitches in four layout mixes (perf-notes.md, "Rung 27 for a K of
+  // 65..128 under a long thin C").
+  kMidKThinC16,
   // A tiny product (16-bit types): M and N over 1, at most one 32x32 tile per SM, 8 <= K <= 512,
   // and K > 64 where those tiles fill more than half the SMs: rung 28's block per tile over the
   // whole K, split over its warps, which beat rungs 24 and 27 there and rung 23 on the few such
@@ -286,6 +294,14 @@ enum class When : std::uint8_t {
   // on a grid of narrow products and on six seeds' random shapes (perf-notes.md, "Narrow products
   // by grid").
   kNarrowMnMajor16,
+  // Past those K bounds (16-bit types, an operand off 16 bytes): M or N of 8..24, 32x32 tiles at
+  // most the SMs, K of 1025..8192, the narrow operand along its narrow side, and the wide one
+  // along the long side too or, with M or N of 8 or less and K past 4096, K-major at a 4-byte
+  // pitch (rung 28 loads its element pairs as words): rung 28 again, ahead of rung 23's residue
+  // maps, which the rules took there and which it beat on grids of such products at 2- and
+  // 4-byte pitches; with the narrow operand K-major, or 46 columns, rung 23 stayed faster
+  // (perf-notes.md, "Rung 28 past the narrow rules' K").
+  kNarrowMnMajorLongK16,
   // The same class's narrow operand along its narrow side, A and B at 16-byte pitches, M or N of
   // 8..48, K >= 2048, the long side 2048..8192 (16-bit types): rung 16 copies that operand
   // transposed (K-major, read by short boxes) and runs rung 18's 64x64 tile, which beat that tile
@@ -444,12 +460,14 @@ constexpr Rule kTensorRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kTinyFrag16, BNeeds::kAny, "tiny_mma", 16, 8, 128, false, ""},
     {When::kNarrowMnMajor16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
+    {When::kNarrowMnMajorLongK16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kTinyMma16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kTinyMma16Cluster, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, "", 90},
     {When::kNarrowMnMajorCopies16, BNeeds::kAny, "wgmma_padded", 64, 64, 0, true, "", 90},
     {When::kSmallProduct, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kTinySolo16, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kShortKThinC16, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
+    {When::kMidKThinC16, BNeeds::kAny, "small_mma", 64, 64, 64, true, ""},
     {When::kThinKStripAligned, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kOffSectorCopiesWave, BNeeds::kAny, "wgmma_padded", 128, 256, 0, true, ""},
     {When::kOffSectorCopies, BNeeds::kAny, "wgmma_padded", 128, 128, 0, true, ""},
@@ -507,6 +525,13 @@ bool off_sector(const ConstMatrixRef& x) {
 bool pitch_16b(const ConstMatrixRef& x) {
   return tune::alignment_class(reinterpret_cast<std::uintptr_t>(x.data), x.ld,
                                dtype_bytes(x.dtype)) == 16;
+}
+
+// A base and pitch of at least 4-byte alignment: rung 28 loads a K-contiguous operand's element
+// pairs as one word there.
+bool pitch_4b(const ConstMatrixRef& x) {
+  return tune::alignment_class(reinterpret_cast<std::uintptr_t>(x.data), x.ld,
+                               dtype_bytes(x.dtype)) >= 4;
 }
 
 // A and B at 16-byte pitches: the wgmma tiles read both by tensor maps in place.
@@ -749,12 +774,24 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       if (narrow <= 8) return maps ? narrow_mn_major && p.k <= 1024 : p.k <= 2048;
       return narrow_mn_major && p.k <= (maps ? 512 : 1024);
     }
+    case When::kNarrowMnMajorLongK16: {
+      const std::int64_t narrow = std::min(p.m, p.n);
+      if (!sixteen_bit(p) || both_16b(p) || narrow < 8 || narrow > 24 || narrow_k_major(p) ||
+          tiles(p, 32, 32) > sms || p.k <= 1024 || p.k > 8192) {
+        return false;
+      }
+      return !wide_k_major(p) || (narrow <= 8 && p.k > 4096 && pitch_4b(wide_operand(p)));
+    }
     case When::kTinySolo16:
       return p.k <= 32 && p.m * p.n >= (std::int64_t{1} << 13) &&
              p.m * p.n <= (std::int64_t{1} << 19) && std::max(p.m, p.n) <= 8192;
     case When::kShortKThinC16:
       return p.k <= 64 && std::max(p.m, p.n) >= 4096 && std::max(p.m, p.n) <= 8192 &&
              std::min(p.m, p.n) >= 2 && std::min(p.m, p.n) <= 32;
+    case When::kMidKThinC16:
+      return sixteen_bit(p) && !both_16b(p) && p.k > 64 && p.k <= 128 &&
+             std::max(p.m, p.n) >= 4096 && std::max(p.m, p.n) <= 8192 && std::min(p.m, p.n) >= 20 &&
+             std::min(p.m, p.n) <= 64;
     case When::kTinyMma16: {
       const std::int64_t t = tiles(p, 32, 32);
       return p.m > 1 && p.n > 1 && t <= sms && p.k >= 8 && p.k <= 512 && (p.k > 64 || 2 * t <= sms);

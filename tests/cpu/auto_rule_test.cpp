@@ -792,6 +792,59 @@ TEST(AutoRule, ShortKUnderALongThinCTakesRung27In16BitTypes) {
   }
 }
 
+// bf16 and f16: K of 65..128 under a C of 20..64 by 4096..8192 with an operand off 16 bytes
+// takes rung 27's 64x64 tile too (where 32x32 tiles outnumber the SMs); A and B at 16-byte
+// pitches, K of 129, 65 lines, a C 4095 long, and fp32 or tf32 do not.
+TEST(AutoRule, MidKUnderALongThinCWithAnOddPitchTakesRung27In16BitTypes) {
+  for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
+                      GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
+    const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
+    SCOPED_TRACE(gemm_types_name(t));
+    // {M, N, K, pad of A's leading dimension}
+    for (const auto& s : std::vector<std::array<std::int64_t, 4>>{
+             {7796, 35, 66, 0}, {35, 7800, 96, 1}, {4096, 64, 128, 1}, {8192, 20, 100, 0}}) {
+      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2], s[3]) == "small_mma_64x64", !wide)
+          << s[0] << "x" << s[1] << "x" << s[2] << ": " << chosen_for(t, s[0], s[1], s[2], s[3]);
+    }
+    for (const auto& s : std::vector<std::array<std::int64_t, 4>>{
+             {4096, 48, 96, 0}, {7796, 35, 129, 1}, {7796, 65, 100, 1}, {4095, 35, 100, 1}}) {
+      EXPECT_NE(chosen_for(t, s[0], s[1], s[2], s[3]), "small_mma_64x64")
+          << s[0] << "x" << s[1] << "x" << s[2];
+    }
+  }
+}
+
+// bf16 and f16 narrow products past the narrow rules' K, at pitches off 16 bytes: 8..24 columns
+// (or rows) along their narrow side over at most a wave of 32x32 tiles, K of 1025..8192, take
+// rung 28 where the wide operand runs along the long side, or where it is K-major at a 4-byte
+// pitch with at most 8 columns and K past 4096; a K-major narrow operand, 46 lines, more tiles
+// than the SMs, a 2-byte K-major wide operand or both operands at 16-byte pitches do not.
+TEST(AutoRule, NarrowProductsPastTheNarrowRulesKTakeRung28AtOddPitches) {
+  alignas(16) static std::uint16_t buf[64];
+  const Layout r = Layout::kRowMajor, c = Layout::kColMajor;
+  for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32}}) {
+    SCOPED_TRACE(gemm_types_name(t));
+    auto pick = [&](std::int64_t m, std::int64_t n, std::int64_t k, Layout la, Layout lb,
+                    Layout lc) {
+      const KernelInfo* chosen =
+          select_kernel(Problem::make_typed(m, n, k, t, buf, buf, buf, 1.0f, 0.0f, la, lb, lc), 90);
+      return chosen == nullptr ? std::string("(none)") : chosen->name;
+    };
+    const std::string tiny = "tiny_mma_32x32";
+    EXPECT_EQ(pick(2537, 8, 5058, r, r, r), tiny);   // A K-major at a 4-byte pitch
+    EXPECT_EQ(pick(22, 2501, 5639, c, r, c), tiny);  // both along M and N
+    EXPECT_EQ(pick(24, 2500, 3001, c, r, r), tiny);
+    EXPECT_EQ(pick(4001, 22, 8000, c, r, r), tiny);
+    EXPECT_NE(pick(2537, 8, 5059, r, r, r), tiny);   // A at a 2-byte pitch
+    EXPECT_NE(pick(2537, 12, 5058, r, r, r), tiny);  // K-major wide operand, 12 columns
+    EXPECT_NE(pick(24, 2500, 3001, r, c, r), tiny);  // the narrow A K-major
+    EXPECT_NE(pick(46, 2500, 3001, c, r, r), tiny);
+    EXPECT_NE(pick(24, 4400, 3001, c, r, r), tiny);  // 138 tiles
+    EXPECT_NE(pick(24, 2501, 8193, c, r, r), tiny);
+    EXPECT_NE(pick(24, 2560, 3008, c, r, r), tiny);  // 16-byte pitches
+  }
+}
+
 TEST(AutoRule, UnalignedLeadingDimensionsTakeTheAnyAlignTwin) {
   // 4095 x 4095 row-major B: rows of 4095 floats, not 16-byte multiples
   EXPECT_TRUE(starts_with(chosen(4095, 4095, 4095), "tuned_large_128x256x8_"));
@@ -1064,7 +1117,9 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       EXPECT_EQ(pick(35, 5, 5919), "tiny_mma_32x32");
       EXPECT_EQ(pick(226, 6, 6750), "tiny_mma_32x32");  // 3 MB
       EXPECT_EQ(pick(569, 7, 5669), "tiny_mma_32x32");  // 6.4 MB over 18 tiles
-      EXPECT_EQ(pick(2537, 8, 5058), "wgmma_64x64x64_s11_rm");
+      // (B along its narrow side, A K-major at a 4-byte pitch: rung 28 again, above)
+      EXPECT_EQ(pick(2537, 8, 5058), "tiny_mma_32x32");
+      EXPECT_EQ(pick(2537, 8, 5059), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(11300, 8, 63), "thin_k_mma_64x128");
       // Rung 23 (residue-class tensor maps): M or N up to 64 whose long operand has no tensor
       // map, with the short one described (one launch) or the long one 1 MiB or more; both
@@ -1075,7 +1130,8 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       // copies (3000 x 60 x 2048: 12 MB).
       EXPECT_EQ(pick(5169, 16, 1413), "wgmma_64x64x64_s11_rm");
       EXPECT_EQ(pick(16, 8191, 8191), "wgmma_64x64x64_s11_rm");
-      EXPECT_EQ(pick(4300, 31, 96), "wgmma_64x64x64_s11_rm");
+      EXPECT_EQ(pick(4300, 31, 256), "wgmma_64x64x64_s11_rm");
+      EXPECT_EQ(pick(4300, 31, 96), "small_mma_64x64");          // K of 65..128: rung 27 (above)
       EXPECT_EQ(pick(2768, 18, 2049), "wgmma_64x64x64_s11_rm");  // 87 tiles: rung 28 to K 2048
       EXPECT_EQ(pick(2768, 18, 1100), "tiny_mma_32x32");
       EXPECT_EQ(pick(2000, 9, 2100), "wgmma_64x64x64_s11_rm");   // 8.4 MB (to K 2048: rung 28)

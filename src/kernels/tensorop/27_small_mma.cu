@@ -24,7 +24,8 @@
 //    adds them in split order (deterministic) and writes C.
 // auto took the 64 x 64 tile for rung 24's small products with K of 49..128 (one or two stages
 // here, two to four of rung 24's) until rung 28's 16 x 8 tile took that class; it takes it for a
-// short K under a long thin C (dispatch.cpp, kShortKThinC16). Elsewhere it won where the paths
+// short K under a long thin C, and for K of 65..128 there where an operand has no tensor map
+// (dispatch.cpp, kShortKThinC16 and kMidKThinC16). Elsewhere it won where the paths
 // auto takes were slow against cuBLAS and lost about as often, bound by its element loads'
 // instructions rather than the tensor cores (docs/perf-notes.md, "Rung 27"). `tune` measures both
 // instances with the rest.
