@@ -141,6 +141,15 @@ enum class When : std::uint8_t {
   // and thin_k; past K = 16 with both operands at 16-byte pitches rung 22's tile stays (it was
   // faster at 4096^2 x 32; perf-notes.md, "Rung 25's strip walk in fp32").
   kThinKStripF32,
+  // The same strip walk under a thinner C (fp32, tf32 products allowed), M or N of 300..1023:
+  // over 2^19..2^20 elements of C with 12 <= K <= 32 (K <= 24 where C's rows, as a row-major C,
+  // run along its short side), ahead of rung 24's 64x64 tile (kShortKMidF32); over 2^20..2^22
+  // with K = 16, or 16 <= K <= 24 where M or N is at most 470, ahead of rung 22's 128x128 tile
+  // (kF32TensorThinK). It beat them there on a grid and on two sets of held-out shapes; past
+  // those bounds rung 22's tile (K over 16 on a wider C, a square C of 1200 or 2000), thin_k
+  // (K under 16) or rung 24's tile (short rows past K = 24) stayed as fast or faster
+  // (perf-notes.md, "Rung 25's strip walk under a thin fp32 C").
+  kThinKStripThinCF32,
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   // fp32 on the tensor cores (rung 22, three tf32 products), where set_fp32_math allows them
   // (the default). kF32Tensor: min(M, N) > 32 and M N >= 288 (M + N), or M N >= 128 (M + N)
@@ -370,6 +379,7 @@ constexpr Rule kSimtRules[] = {
     {When::kNarrowTo4MidKF32, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kTinyF32, BNeeds::kAny, "smem_tiled", 16, 16, 16, false, ""},
     {When::kThinKMidF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
+    {When::kThinKStripThinCF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kShortKMidF32, BNeeds::kAny, "small", 64, 64, 32, true, ""},
     {When::kSmallProductF32, BNeeds::kAny, "small", 32, 32, 32, true, ""},
     {When::kNarrowTo8LongKF32, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
@@ -690,6 +700,19 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       return p.k >= 2 && p.k <= 64 && (p.k <= 32 || p.m * p.n < (std::int64_t{1} << 23));
     case When::kThinKStrip:
       return p.k >= 2 && p.k <= 64 && p.m * p.n >= (std::int64_t{6} << 20);
+    case When::kThinKStripThinCF32: {
+      const std::int64_t c = p.m * p.n;
+      const std::int64_t narrow = std::min(p.m, p.n);
+      if (fp32_math() != Fp32Math::kThreeTf32 || p.k < 12 || p.k > 32 ||
+          c < (std::int64_t{1} << 19) || c >= (std::int64_t{1} << 22) || narrow < 300 ||
+          narrow >= 1024) {
+        return false;
+      }
+      if (c > (std::int64_t{1} << 20)) return p.k >= 16 && p.k <= (narrow <= 470 ? 24 : 16);
+      // The strip's 512-wide rows of C (as a row-major C) along the long side, or K <= 24.
+      const bool rows_long = p.c.layout == Layout::kRowMajor ? p.n >= p.m : p.m >= p.n;
+      return rows_long || p.k <= 24;
+    }
     case When::kThinKStripF32:
       return fp32_math() == Fp32Math::kThreeTf32 && p.k >= 2 && p.k <= 32 &&
              p.m * p.n >= (std::int64_t{1} << 22) &&

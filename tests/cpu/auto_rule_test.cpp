@@ -705,9 +705,12 @@ TEST(AutoRule, ShortKOverMidSizedCInF32TakesTheSmall64x64Tile) {
   const auto tf32x3 = [](std::int64_t m, std::int64_t n, std::int64_t k) {
     return chosen(m, n, k, Layout::kRowMajor, 0, Fp32Math::kThreeTf32);
   };
-  for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-           {504, 700, 21}, {718, 857, 18}, {1157, 701, 41}, {347, 2246, 40}, {501, 1842, 23},
-           {500, 947, 10}, {1024, 1024, 48}}) {
+  for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{504, 700, 21},
+                                                                {600, 900, 33},
+                                                                {1157, 701, 41},
+                                                                {347, 2246, 40},
+                                                                {500, 947, 10},
+                                                                {1024, 1024, 48}}) {
     EXPECT_EQ(tf32x3(s[0], s[1], s[2]), "small_64x64x32") << s[0] << "x" << s[1] << "x" << s[2];
     EXPECT_NE(chosen(s[0], s[1], s[2]), "small_64x64x32") << s[0] << "x" << s[1] << "x" << s[2];
   }
@@ -717,6 +720,30 @@ TEST(AutoRule, ShortKOverMidSizedCInF32TakesTheSmall64x64Tile) {
     EXPECT_NE(tf32x3(s[0], s[1], s[2]), "small_64x64x32") << s[0] << "x" << s[1] << "x" << s[2];
   }
   EXPECT_NE(chosen_bf16(504, 700, 21), "small_64x64x32");
+}
+
+// fp32 with tf32 products allowed, M or N of 300..1023 and 12 <= K <= 32 under a C of
+// 2^19..2^22 elements: rung 25's strip walk up to 2^20 elements (K <= 24 where C's rows run along
+// its short side), and past it at K = 16, or 16..24 with M or N at most 470. A K of 13, 17 or 25
+// past those bounds, short rows past K = 24, 299 or 1024 lines, a C under 2^19 elements, and the
+// CUDA cores' rules do not.
+TEST(AutoRule, ShortKUnderAThinCInF32TakesRung25sStripWalk) {
+  const Layout r = Layout::kRowMajor, c = Layout::kColMajor;
+  const Fp32Math x3 = Fp32Math::kThreeTf32;
+  const std::string strip = "thin_k_mma_16x512";
+  EXPECT_EQ(chosen_in(501, 1842, 23, r, c, c, x3), strip);  // 0.92 M elements, rows short
+  EXPECT_EQ(chosen_in(718, 857, 18, c, c, c, x3), strip);
+  EXPECT_EQ(chosen_in(380, 2300, 31, r, r, r, x3), strip);  // rows long past K = 24
+  EXPECT_EQ(chosen_in(7269, 330, 22, r, r, r, x3), strip);  // 2.4 M elements, 330 lines
+  EXPECT_EQ(chosen_in(4200, 969, 16, c, r, r, x3), strip);  // 4.07 M elements, K = 16
+  EXPECT_NE(chosen_in(2300, 380, 31, r, r, r, x3), strip);  // rows short past K = 24
+  EXPECT_NE(chosen_in(4200, 969, 17, c, r, r, x3), strip);
+  EXPECT_NE(chosen_in(7269, 330, 25, r, r, r, x3), strip);
+  EXPECT_NE(chosen_in(7269, 330, 13, r, r, r, x3), strip);
+  EXPECT_NE(chosen_in(2000, 299, 20, r, r, r, x3), strip);
+  EXPECT_NE(chosen_in(1024, 1200, 16, r, r, r, x3), strip);
+  EXPECT_NE(chosen_in(500, 1000, 20, r, r, r, x3), strip);  // under 2^19 elements
+  EXPECT_NE(chosen_in(501, 1842, 23, r, c, c, Fp32Math::kSimt), strip);
 }
 
 // fp32 M or N of 5..8 against K >= 512, past rung 24's small products, takes rung 21's 8-column
