@@ -163,6 +163,11 @@ enum class When : std::uint8_t {
   // kF32TensorUnder: that, kUnderSms128 and K < 2 max(M, N): with a longer K the 128x128 tile's
   // own split-K beat the 128x64 tile (perf-notes.md, "Rung 22's rules").
   kF32TensorThinK,
+  // Rung 22's 128x128 tile also for M or N of 200..499 against 4000..8192 with 64 <= K < 256
+  // (tf32 products allowed), below kF32Tensor's bounds, where the CUDA cores' tiles and thin_k
+  // that the rules took there ran at down to half of cuBLAS (perf-notes.md, "Rung 22's tile for a
+  // mid K under a thin fp32 C").
+  kF32TensorMidK,
   kF32TensorUnder,
   kF32Tensor,
   // fp32 where rung 22's in-kernel split reads the operand of the longer side once, where the
@@ -392,6 +397,7 @@ constexpr Rule kSimtRules[] = {
     {When::kF32InKernel, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs"},
     {When::kF32InKernelAnyPitchMidK, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, "cs_ra"},
     {When::kF32TensorThinK, BNeeds::kAny, "wgmma_3xtf32", 128, 128, 0, true, ""},
+    {When::kF32TensorMidK, BNeeds::kAny, "wgmma_3xtf32", 128, 128, 0, true, ""},
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kSkinny, BNeeds::kAny, "tuned", 16, 64, 32, true, ""},
@@ -730,6 +736,10 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     }
     case When::kF32TensorThinK:
       return holds(When::kF32Tensor, p, sms) && p.k >= 16 && p.k <= 64;
+    case When::kF32TensorMidK:
+      return fp32_math() == Fp32Math::kThreeTf32 && p.k >= 64 && p.k < 256 &&
+             std::min(p.m, p.n) >= 200 && std::min(p.m, p.n) < 500 && std::max(p.m, p.n) >= 4000 &&
+             std::max(p.m, p.n) <= 8192;
     case When::kF32TensorUnder:
       return holds(When::kF32Tensor, p, sms) && holds(When::kUnderSms128, p, sms) &&
              p.k < 2 * std::max(p.m, p.n);

@@ -746,6 +746,22 @@ TEST(AutoRule, ShortKUnderAThinCInF32TakesRung25sStripWalk) {
   EXPECT_NE(chosen_in(501, 1842, 23, r, c, c, Fp32Math::kSimt), strip);
 }
 
+// fp32 with tf32 products allowed, M or N of 200..499 against 4000..8192 and 64 <= K < 256: rung
+// 22's 128x128 tile (from 500 lines, or K = 256, kF32Tensor takes it already); 199 lines, a long
+// side of 3999, K of 63 and the CUDA cores' rules do not.
+TEST(AutoRule, MidKUnderAThinCInF32TakesRung22s128x128Tile) {
+  const Layout r = Layout::kRowMajor, c = Layout::kColMajor;
+  const Fp32Math x3 = Fp32Math::kThreeTf32;
+  const std::string x128 = "wgmma_3xtf32_128x128x32_s6_ts_p4";
+  EXPECT_EQ(chosen_in(6395, 216, 233, r, r, c, x3), x128);
+  EXPECT_EQ(chosen_in(300, 5500, 90, c, r, c, x3), x128);
+  EXPECT_EQ(chosen_in(8000, 200, 64, r, c, c, x3), x128);
+  EXPECT_NE(chosen_in(8000, 199, 100, r, r, r, x3), x128);
+  EXPECT_NE(chosen_in(3999, 300, 100, r, r, r, x3), x128);
+  EXPECT_NE(chosen_in(5500, 300, 63, r, r, r, x3), x128);
+  EXPECT_NE(chosen_in(6395, 216, 233, r, r, c, Fp32Math::kSimt), x128);
+}
+
 // fp32 M or N of 5..8 against K >= 512, past rung 24's small products, takes rung 21's 8-column
 // narrow kernel; a K of 511, 9 columns or a small product does not.
 TEST(AutoRule, FiveToEightColumnsAgainstALongKInF32TakeNarrowN8) {
