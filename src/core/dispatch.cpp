@@ -163,6 +163,11 @@ enum class When : std::uint8_t {
   // kF32TensorUnder: that, kUnderSms128 and K < 2 max(M, N): with a longer K the 128x128 tile's
   // own split-K beat the 128x64 tile (perf-notes.md, "Rung 22's rules").
   kF32TensorThinK,
+  // kF32TensorUnder's class where 64x64 tiles are at most the SMs, with K <= 512 or those tiles
+  // at least two thirds of the SMs: rung 22's 64x64 tile (13 stages), twice the 128x64 tile's
+  // blocks without a split; with a longer K over fewer tiles the 128x64 tile's split-K stayed
+  // faster (perf-notes.md, "Rung 22's 64x64 tile over few tiles").
+  kF32TensorUnder64,
   // Rung 22's 128x128 tile also for M or N of 200..499 against 4000..8192 with 64 <= K < 256
   // (tf32 products allowed), below kF32Tensor's bounds, where the CUDA cores' tiles and thin_k
   // that the rules took there ran at down to half of cuBLAS (perf-notes.md, "Rung 22's tile for a
@@ -401,6 +406,7 @@ constexpr Rule kSimtRules[] = {
     {When::kThinK, BNeeds::kAny, "thin_k", 64, 128, 32, false, ""},
     {When::kNarrowTo4, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kSkinny, BNeeds::kAny, "tuned", 16, 64, 32, true, ""},
+    {When::kF32TensorUnder64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, ""},
     {When::kF32TensorUnder, BNeeds::kAny, "wgmma_3xtf32", 128, 64, 0, true, ""},
     {When::kF32Tensor, BNeeds::kAny, "wgmma_3xtf32", 128, 128, 0, true, ""},
     {When::kWaveOf128x256Full, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false, "lean_mid"},
@@ -736,6 +742,10 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     }
     case When::kF32TensorThinK:
       return holds(When::kF32Tensor, p, sms) && p.k >= 16 && p.k <= 64;
+    case When::kF32TensorUnder64: {
+      const std::int64_t t = tiles(p, 64, 64);
+      return holds(When::kF32TensorUnder, p, sms) && t <= sms && (p.k <= 512 || 3 * t >= 2 * sms);
+    }
     case When::kF32TensorMidK:
       return fp32_math() == Fp32Math::kThreeTf32 && p.k >= 64 && p.k < 256 &&
              std::min(p.m, p.n) >= 200 && std::min(p.m, p.n) < 500 && std::max(p.m, p.n) >= 4000 &&

@@ -762,6 +762,22 @@ TEST(AutoRule, MidKUnderAThinCInF32TakesRung22s128x128Tile) {
   EXPECT_NE(chosen_in(6395, 216, 233, r, r, c, Fp32Math::kSimt), x128);
 }
 
+// fp32 with tf32 products allowed, in the class where the rules take rung 22's 128x64 tile: its
+// 64x64 tile where 64x64 tiles are at most the SMs, with K <= 512 or those tiles at least two
+// thirds of the SMs; 50 tiles at K = 1000 and 144 tiles keep the 128x64 tile.
+TEST(AutoRule, FewTilesInF32TakeRung22s64x64Tile) {
+  const Layout r = Layout::kRowMajor, c = Layout::kColMajor;
+  const Fp32Math x3 = Fp32Math::kThreeTf32;
+  const std::string x64 = "wgmma_3xtf32_64x64x32_s13_p4",
+                    x128x64 = "wgmma_3xtf32_128x64x32_s8_ts_p4";
+  EXPECT_EQ(chosen_in(284, 809, 509, r, r, r, x3), x64);  // 65 tiles
+  EXPECT_EQ(chosen_in(581, 431, 293, r, r, c, x3), x64);
+  EXPECT_EQ(chosen_in(700, 700, 1300, r, r, r, x3), x64);  // 121 tiles
+  EXPECT_EQ(chosen_in(280, 600, 1000, r, r, r, x3), x128x64);
+  EXPECT_EQ(chosen_in(450, 1100, 300, r, r, r, x3), x128x64);
+  EXPECT_NE(chosen_in(284, 809, 509, r, r, r, Fp32Math::kSimt), x64);
+}
+
 // fp32 M or N of 5..8 against K >= 512, past rung 24's small products, takes rung 21's 8-column
 // narrow kernel; a K of 511, 9 columns or a small product does not.
 TEST(AutoRule, FiveToEightColumnsAgainstALongKInF32TakeNarrowN8) {
