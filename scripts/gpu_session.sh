@@ -11,7 +11,7 @@
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
 #        gemv-rows, ncu-tiny, tiny-solo, tiny-m16, tune-seeds, mma-3xtf32, ncu-mma3, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ncu-gemv, tune-mv,
-#        ncu-gemv-rows, tune-grid, ncu-narrow-aligned, tiny-frag, ab and ab-random
+#        ncu-gemv-rows, tune-grid, ncu-narrow-aligned, tiny-frag, probe, bench-grid, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
@@ -220,6 +220,22 @@ sanitize_split() {
   run_step "${name}_tests" "$TESTBIN/tilegemm_gpu_tests" \
     --gtest_filter='*KernelSweep*3xtf32*:*WgmmaWaveTail*:*SplitKResultsAreBitIdentical*:*ThreeTf32*'
   tail -3 "$R/${name}_tests.log" | tee -a "$summary"
+}
+
+# each_config CONFIGS FN: for each entry of CONFIGS ("layout-a layout-b layout-c pad:shape shape
+# ...", entries separated by ";"), FN ENTRY LAYOUT-A LAYOUT-B LAYOUT-C PAD --shape S ..., ENTRY
+# counting from 1.
+each_config() {
+  local configs=$1 fn=$2 ci=0 cfg la lb lc pad s
+  local -a entries shapes
+  IFS=';' read -ra entries <<<"$configs"
+  for cfg in "${entries[@]}"; do
+    ci=$((ci + 1))
+    read -r la lb lc pad <<<"${cfg%%:*}"
+    shapes=()
+    for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
+    "$fn" "$ci" "$la" "$lb" "$lc" "$pad" "${shapes[@]}"
+  done
 }
 
 # random_rules_f32 NAME KERNELS: the issue's random fp32 shapes of seeds 7, 3 and 11, auto by its
@@ -1303,37 +1319,31 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
       ;;
     probe)
       # Every candidate kernel beside cuBLAS (tune --dry-run, screened at 3x, nothing stored) on
-      # PROBE_CONFIGS ("layout-a layout-b layout-c pad:shape shape ...", separated by ";") in
-      # PROBE_DTYPE (default bf16): which kernel, if any, reaches the rows below the bars.
-      IFS=';' read -ra probe_configs <<<"${PROBE_CONFIGS:-row row row 0,0,0:1x623x4718}"
-      ci=0
-      for cfg in "${probe_configs[@]}"; do
-        ci=$((ci + 1))
-        read -r la lb lc pad <<<"${cfg%%:*}"
-        shapes=()
-        for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
+      # PROBE_CONFIGS (each_config's entries) in PROBE_DTYPE (default bf16): which kernel, if any,
+      # reaches the rows below the bars.
+      probe_entry() {
+        local ci=$1 la=$2 lb=$3 lc=$4 pad=$5
+        shift 5
         run_step "probe_c$ci" bash -c 'cd "$1" && shift && "$@"' _ "$R" "$TG" tune --dry-run \
           --screen 3 --rounds 3 --reps 20 --warmup 5 --dtype "${PROBE_DTYPE:-bf16}" \
-          --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "${shapes[@]}" \
+          --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "$@" \
           --output "${TAG}_probe-c$ci-$la$lb$lc.json"
-      done
+      }
+      each_config "${PROBE_CONFIGS:-row row row 0,0,0:1x623x4718}" probe_entry
       ;;
     bench-grid)
       # GRID_KERNELS (bf16 unless GRID_DTYPE; auto by its rules alone) beside cuBLAS on
-      # GRID_CONFIGS ("layout-a layout-b layout-c pad:shape shape ...", separated by ";"), into
-      # ${TAG}_GRID_TAG-c<entry>-<layouts>-<pads>.json: the grids that bound a rule.
-      IFS=';' read -ra grid_configs <<<"${GRID_CONFIGS:-row row row 1,1,1:1x623x4718}"
-      ci=0
-      for cfg in "${grid_configs[@]}"; do
-        ci=$((ci + 1))
-        read -r la lb lc pad <<<"${cfg%%:*}"
-        shapes=()
-        for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
+      # GRID_CONFIGS (each_config's entries), into ${TAG}_GRID_TAG-c<entry>-<layouts>-<pads>.json:
+      # the grids that bound a rule.
+      grid_entry() {
+        local ci=$1 la=$2 lb=$3 lc=$4 pad=$5
+        shift 5
         TILEGEMM_TUNE_CACHE=off run_step "grid_c$ci" bash -c 'cd "$1" && shift && "$@"' _ "$R" \
           "$TG" bench $TIMING --kernels "${GRID_KERNELS:-auto}" --dtype "${GRID_DTYPE:-bf16}" \
-          --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "${shapes[@]}" \
+          --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "$@" \
           --format json --output "${TAG}_${GRID_TAG:-grid}-c$ci-$la$lb$lc-${pad//,/}.json"
-      done
+      }
+      each_config "${GRID_CONFIGS:-row row row 1,1,1:1x623x4718}" grid_entry
       ;;
     short-off)
       # bf16 products with M or N of at most 64 where only the short operand has no tensor map
