@@ -145,7 +145,8 @@ enum class When : std::uint8_t {
   // over 2^19..2^20 elements of C with 12 <= K <= 32 (K <= 24 where C's rows, as a row-major C,
   // run along its short side), ahead of rung 24's 64x64 tile (kShortKMidF32); over 2^20..2^22
   // with K = 16, or 16 <= K <= 24 where M or N is at most 470, ahead of rung 22's 128x128 tile
-  // (kF32TensorThinK). It beat them there on a grid and on two sets of held-out shapes; past
+  // (kF32TensorThinK). It beat them there on a grid and on held-out shapes (two rounds set the
+  // bounds, a third checked them); past
   // those bounds rung 22's tile (K over 16 on a wider C, a square C of 1200 or 2000), thin_k
   // (K under 16) or rung 24's tile (short rows past K = 24) stayed as fast or faster
   // (perf-notes.md, "Rung 25's strip walk under a thin fp32 C").
@@ -169,9 +170,9 @@ enum class When : std::uint8_t {
   // faster (perf-notes.md, "Rung 22's 64x64 tile over few tiles").
   kF32TensorUnder64,
   // Rung 22's 128x128 tile also for M or N of 200..499 against 4000..8192 with 64 <= K < 256
-  // (tf32 products allowed), below kF32Tensor's bounds, where the CUDA cores' tiles and thin_k
-  // that the rules took there ran at down to half of cuBLAS (perf-notes.md, "Rung 22's tile for a
-  // mid K under a thin fp32 C").
+  // (tf32 products allowed), below kF32Tensor's bounds, where it beat the CUDA cores' tiles and
+  // thin_k that the rules took there on a grid and on held-out shapes; at 120 lines no tile won
+  // throughout (perf-notes.md, "Rung 22's tile for a mid K under a thin fp32 C").
   kF32TensorMidK,
   kF32TensorUnder,
   kF32Tensor,
