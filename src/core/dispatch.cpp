@@ -146,10 +146,9 @@ enum class When : std::uint8_t {
   // run along its short side), ahead of rung 24's 64x64 tile (kShortKMidF32); over 2^20..2^22
   // with K = 16, or 16 <= K <= 24 where M or N is at most 470, ahead of rung 22's 128x128 tile
   // (kF32TensorThinK). It beat them there on a grid and on held-out shapes (two rounds set the
-  // bounds, a third checked them); past
-  // those bounds rung 22's tile (K over 16 on a wider C, a square C of 1200 or 2000), thin_k
-  // (K under 16) or rung 24's tile (short rows past K = 24) stayed as fast or faster
-  // (perf-notes.md, "Rung 25's strip walk under a thin fp32 C").
+  // bounds, a third checked them); past those bounds rung 22's tile (K over 16 on a wider C, a
+  // square C of 1200 or 2000), thin_k (K under 16) or rung 24's tile (short rows past K = 24)
+  // stayed as fast or faster (perf-notes.md, "Rung 25's strip walk under a thin fp32 C").
   kThinKStripThinCF32,
   kFewTiles64MLeN,  // 64x64 tiles fill at most half the SMs and M <= N
   // fp32 on the tensor cores (rung 22, three tf32 products), where set_fp32_math allows them
