@@ -319,7 +319,10 @@ enum class When : std::uint8_t {
   // pitch (rung 28 loads its element pairs as words): rung 28 again, ahead of rung 23's residue
   // maps, which the rules took there and which it beat on grids of such products at 2- and
   // 4-byte pitches; with the narrow operand K-major, or 46 columns, rung 23 stayed faster
-  // (perf-notes.md, "Rung 28 past the narrow rules' K").
+  // (perf-notes.md, "Rung 28 past the narrow rules' K"). Also M or N of 25..48, K of 1025..1536,
+  // either operand along either side, where the wide operand is off 16 bytes: there rung 23 was
+  // the rules' choice and lost to rung 28; with the wide operand at 16 bytes the rules' copies
+  // (rung 16), and past K = 1536 rung 23, stayed faster ("Rung 28 on 25..48 lines").
   kNarrowMnMajorLongK16,
   // The same class's narrow operand along its narrow side, A and B at 16-byte pitches, M or N of
   // 8..48, K >= 2048, the long side 2048..8192 (16-bit types): rung 16 copies that operand
@@ -819,10 +822,12 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     }
     case When::kNarrowMnMajorLongK16: {
       const std::int64_t narrow = std::min(p.m, p.n);
-      if (!sixteen_bit(p) || both_16b(p) || narrow < 8 || narrow > 24 || narrow_k_major(p) ||
-          tiles(p, 32, 32) > sms || p.k <= 1024 || p.k > 8192) {
+      if (!sixteen_bit(p) || both_16b(p) || narrow < 8 || narrow > 48 || tiles(p, 32, 32) > sms ||
+          p.k <= 1024 || p.k > 8192) {
         return false;
       }
+      if (narrow > 24) return p.k <= 1536 && !pitch_16b(wide_operand(p));
+      if (narrow_k_major(p)) return false;
       return !wide_k_major(p) || (narrow <= 8 && p.k > 4096 && pitch_4b(wide_operand(p)));
     }
     case When::kTinySolo16:

@@ -876,8 +876,9 @@ TEST(AutoRule, MidKUnderALongThinCWithAnOddPitchTakesRung27In16BitTypes) {
 // bf16 and f16 narrow products past the narrow rules' K, at pitches off 16 bytes: 8..24 columns
 // (or rows) along their narrow side over at most a wave of 32x32 tiles, K of 1025..8192, take
 // rung 28 where the wide operand runs along the long side, or where it is K-major at a 4-byte
-// pitch with at most 8 columns and K past 4096; a K-major narrow operand, 46 lines, more tiles
-// than the SMs, a 2-byte K-major wide operand or both operands at 16-byte pitches do not.
+// pitch with at most 8 columns and K past 4096; a K-major narrow operand, more tiles than the
+// SMs, a 2-byte K-major wide operand or both operands at 16-byte pitches do not. 25..48 lines
+// take it with K of 1025..1536 where the wide operand is off 16 bytes (46 lines at K = 3001 not).
 TEST(AutoRule, NarrowProductsPastTheNarrowRulesKTakeRung28AtOddPitches) {
   alignas(16) static std::uint16_t buf[64];
   const Layout r = Layout::kRowMajor, c = Layout::kColMajor;
@@ -901,6 +902,12 @@ TEST(AutoRule, NarrowProductsPastTheNarrowRulesKTakeRung28AtOddPitches) {
     EXPECT_NE(pick(24, 4400, 3001, c, r, r), tiny);  // 138 tiles
     EXPECT_NE(pick(24, 2501, 8193, c, r, r), tiny);
     EXPECT_NE(pick(24, 2560, 3008, c, r, r), tiny);  // 16-byte pitches
+    // 25..48 lines, K of 1025..1536, the wide operand off 16 bytes, any layouts
+    EXPECT_EQ(pick(47, 1289, 1356, c, c, r), tiny);
+    EXPECT_EQ(pick(1700, 42, 1450, r, c, r), tiny);
+    EXPECT_NE(pick(45, 1298, 1889, c, r, c), tiny);  // K past 1536
+    EXPECT_NE(pick(44, 2000, 1500, c, r, r), tiny);  // the wide B at 16 bytes: the copies
+    EXPECT_NE(pick(49, 1289, 1356, c, c, r), tiny);
   }
 }
 
