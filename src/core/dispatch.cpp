@@ -318,11 +318,11 @@ enum class When : std::uint8_t {
   // along the long side too or, with M or N of 8 or less and K past 4096, K-major at a 4-byte
   // pitch (rung 28 loads its element pairs as words): rung 28 again, ahead of rung 23's residue
   // maps, which the rules took there and which it beat on grids of such products at 2- and
-  // 4-byte pitches; with the narrow operand K-major, or 46 columns, rung 23 stayed faster
-  // (perf-notes.md, "Rung 28 past the narrow rules' K"). Also M or N of 25..48, K of 1025..1536,
-  // either operand along either side, where the wide operand is off 16 bytes: there rung 23 was
-  // the rules' choice and lost to rung 28; with the wide operand at 16 bytes the rules' copies
-  // (rung 16), and past K = 1536 rung 23, stayed faster ("Rung 28 on 25..48 lines").
+  // 4-byte pitches; with the narrow operand K-major, or 46 columns past K = 1536, rung 23 stayed
+  // faster (perf-notes.md, "Rung 28 past the narrow rules' K"). Also M or N of 25..48, K of
+  // 1025..1536, either operand along either side, where the wide operand is off 16 bytes: there
+  // rung 23 was the rules' choice and lost to rung 28; with the wide operand at 16 bytes the rules'
+  // copies (rung 16), and past K = 1536 rung 23, stayed faster ("Rung 28 on 25..48 lines").
   kNarrowMnMajorLongK16,
   // The same class's narrow operand along its narrow side, A and B at 16-byte pitches, M or N of
   // 8..48, K >= 2048, the long side 2048..8192 (16-bit types): rung 16 copies that operand
