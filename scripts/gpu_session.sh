@@ -1550,27 +1550,23 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
         note "step ab: no $BIN/tilegemm_old to compare with"
         continue
       fi
-      IFS=';' read -ra ab_configs <<<"${AB_CONFIGS:-col row row 0,0,0:2x3042x8153 35x5x5919}"
+      # Files named by the entry's place in AB_CONFIGS too: two entries of the same layouts and
+      # pads wrote one file, the second over the first.
+      ab_entry() {
+        local ci=$1 la=$2 lb=$3 lc=$4 pad=$5 name kernels_of_type="AB_KERNELS_$ab"
+        shift 5
+        name="ab_${v}_${rep}_${ab}_$la$lb${lc}_${pad//,/}_c$ci"
+        run_step "$name" bash -c 'cd "$1" && shift && "$@"' _ "$R" "$T" bench --rounds 3 \
+          --reps 20 --warmup 5 --kernels "${!kernels_of_type:-${AB_KERNELS:-narrow_*}}" \
+          --dtype "$ab" --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "$@" \
+          --format json --output "${TAG}_$name.json"
+      }
       for rep in $(seq "${AB_REPS:-3}"); do
         for v in old new; do
           T="$TG"
           [ $v = old ] && T="$old_tg"
           for ab in ${AB_TYPES:-bf16 f32}; do
-            # Files named by the entry's place in AB_CONFIGS too: two entries of the same
-            # layouts and pads wrote one file, the second over the first.
-            ci=0
-            for cfg in "${ab_configs[@]}"; do
-              ci=$((ci + 1))
-              read -r la lb lc pad <<<"${cfg%%:*}"
-              shapes=()
-              for s in ${cfg#*:}; do shapes+=(--shape "$s"); done
-              name="ab_${v}_${rep}_${ab}_$la$lb${lc}_${pad//,/}_c$ci"
-              kernels_of_type="AB_KERNELS_$ab"
-              run_step "$name" bash -c 'cd "$1" && shift && "$@"' _ "$R" "$T" bench --rounds 3 \
-                --reps 20 --warmup 5 --kernels "${!kernels_of_type:-${AB_KERNELS:-narrow_*}}" --dtype "$ab" \
-                --layout-a "$la" --layout-b "$lb" --layout-c "$lc" --pad "$pad" "${shapes[@]}" \
-                --format json --output "${TAG}_$name.json"
-            done
+            each_config "${AB_CONFIGS:-col row row 0,0,0:2x3042x8153 35x5x5919}" ab_entry
           done
         done
       done
