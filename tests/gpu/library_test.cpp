@@ -399,8 +399,7 @@ TEST_P(LibraryTyped, CheckFailsDeliberatelyWrongResults) {
   // alpha = 0, beta = 1 must leave C bit for bit: one changed bit fails.
   Testbed keep(spec_of(40, 24, 16, 0.0f, 1.0f, types));
   ASSERT_TRUE(keep.init_status().ok());
-  const CheckResult kept = keep.run_and_check(
-      [&](const Problem& p, cudaStream_t st) { return gemm(p, "auto", st); }, 0);
+  const CheckResult kept = run_named(keep, "auto", 0);
   EXPECT_TRUE(kept.passed) << kept.detail;
   const CheckResult flipped = keep.run_and_check(
       [&](const Problem& p, cudaStream_t) {
@@ -433,8 +432,7 @@ TEST(Library, SplitKResultsAreBitIdenticalAcrossRuns) {
         ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
         if (!k.can_implement(tb.problem())) continue;
         SCOPED_TRACE(k.name + " " + spec.to_string());
-        const CheckResult first = tb.run_and_check(
-            [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+        const CheckResult first = run_named(tb, k.name, 0);
         ASSERT_TRUE(first.passed) << first.detail;
         ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, k.name));
         ++checked;
@@ -562,8 +560,7 @@ TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
         if (!k.can_implement(tb.problem())) continue;
         SCOPED_TRACE(k.name + " " + spec.to_string());
         for (int run = 0; run < 2; ++run) {
-          const CheckResult r = tb.run_and_check(
-              [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+          const CheckResult r = run_named(tb, k.name, 0);
           ASSERT_TRUE(r.passed) << "run " << run << ": " << r.detail;
         }
         EXPECT_EQ(kernels_enqueued(tb.problem(), k.name, stream), launches);
@@ -673,8 +670,7 @@ TEST(Library, NarrowProductsAreRightInBothReadClasses) {
           ASSERT_TRUE(k.can_implement(tb.problem()));
           SCOPED_TRACE(k.name + " " + spec.to_string());
           kernels.insert(k.device_function(tb.problem()));
-          const CheckResult r = tb.run_and_check(
-              [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+          const CheckResult r = run_named(tb, k.name, 0);
           EXPECT_TRUE(r.passed) << r.detail;
           ++checked;
         }
@@ -725,14 +721,12 @@ TEST(Library, SmallProductsAreOneLaunchRightAndBitIdentical) {
         ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
         ASSERT_TRUE(k.can_implement(tb.problem()));
         SCOPED_TRACE(k.name + " " + spec.to_string());
-        const CheckResult first = tb.run_and_check(
-            [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+        const CheckResult first = run_named(tb, k.name, 0);
         ASSERT_TRUE(first.passed) << first.detail;
         if (spec.beta == 0.0f) {
           ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, k.name));
         } else {
-          const CheckResult again = tb.run_and_check(
-              [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+          const CheckResult again = run_named(tb, k.name, 0);
           ASSERT_TRUE(again.passed) << again.detail;
         }
         EXPECT_EQ(kernels_enqueued(tb.problem(), k.name, stream), 1);
@@ -898,8 +892,7 @@ TEST(Library, ShortSplitKIsOneClusterWhereItFits) {
         ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
         ASSERT_TRUE(k.can_implement(tb.problem()));
         SCOPED_TRACE(k.name + " " + spec.to_string());
-        const CheckResult first = tb.run_and_check(
-            [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+        const CheckResult first = run_named(tb, k.name, 0);
         ASSERT_TRUE(first.passed) << first.detail;
         if (spec.beta == 0.0f) {
           ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, k.name));
@@ -942,8 +935,7 @@ TEST(Library, ThinKWritesBothTileHeights) {
         ASSERT_TRUE(thin->can_implement(tb.problem()));
         SCOPED_TRACE(spec.to_string());
         kernels.insert(thin->device_function(tb.problem()));
-        const CheckResult r = tb.run_and_check(
-            [&](const Problem& p, cudaStream_t st) { return gemm(p, "thin_k", st); }, 0);
+        const CheckResult r = run_named(tb, "thin_k", 0);
         EXPECT_TRUE(r.passed) << r.detail;
       }
     }
@@ -985,8 +977,7 @@ TEST(Library, ThinKMmaIsRightAtEveryRowShiftInOneLaunch) {
         ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
         ASSERT_TRUE(k.can_implement(tb.problem()));
         SCOPED_TRACE(k.name + " " + spec.to_string());
-        const CheckResult r = tb.run_and_check(
-            [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+        const CheckResult r = run_named(tb, k.name, 0);
         EXPECT_TRUE(r.passed) << r.detail;
         EXPECT_EQ(kernels_enqueued(tb.problem(), k.name, stream), 1);
         ++checked;
@@ -1081,8 +1072,7 @@ TEST(Library, WgmmaWaveTailIsSplitRightAndBitIdentical) {
       EXPECT_EQ(kernels_enqueued(tb.problem(), k.name, stream),
                 kernels_enqueued(base.problem(), k.name, stream) + (second ? 1 : 0))
           << plan;
-      const CheckResult first = tb.run_and_check(
-          [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+      const CheckResult first = run_named(tb, k.name, 0);
       ASSERT_TRUE(first.passed) << first.detail;
       const auto bytes = download_c(tb);
       ASSERT_TRUE(tb.reset_c(0).ok());
@@ -1093,8 +1083,7 @@ TEST(Library, WgmmaWaveTailIsSplitRightAndBitIdentical) {
       with_beta.beta = 0.5f;
       Testbed tb_beta(with_beta);
       ASSERT_TRUE(tb_beta.init_status().ok());
-      const CheckResult scaled = tb_beta.run_and_check(
-          [&](const Problem& p, cudaStream_t s) { return gemm(p, k.name, s); }, 0);
+      const CheckResult scaled = run_named(tb_beta, k.name, 0);
       EXPECT_TRUE(scaled.passed) << scaled.detail;
       ++checked;
     }
