@@ -437,20 +437,30 @@ cudaError_t launch_tiny_frag(const Problem& p, cudaStream_t stream) {
 
 }  // namespace
 
+namespace {
+
+// An instance's name and tile as the registry records them: a bm x bn tile of C, every warp on
+// all of it, `steps` k16 steps a round of loads, blocks of `threads`.
+void set_tile(KernelInfo& k, int bm, int bn, int steps, int threads) {
+  k.name = "tiny_mma_" + std::to_string(bm) + "x" + std::to_string(bn);
+  k.tile.bm = bm;
+  k.tile.bn = bn;
+  k.tile.bk = 16 * steps;
+  k.tile.wm = bm;
+  k.tile.wn = bn;
+  k.tile.threads = threads;
+}
+
+}  // namespace
+
 void register_tiny_mma(Registry& r) {
   KernelInfo k;
-  k.name = "tiny_mma_" + std::to_string(BM) + "x" + std::to_string(BN);
   k.family = "tiny_mma";
   k.rung = 28;
   k.tile = TileConfig{};
-  k.tile.bm = BM;
-  k.tile.bn = BN;
-  k.tile.bk = 16 * kSteps;
-  k.tile.wm = BM;
-  k.tile.wn = BN;
+  set_tile(k, BM, BN, kSteps, kThreads);
   k.tile.tm = 16;
   k.tile.tn = 8;
-  k.tile.threads = kThreads;
   k.tile.stages = 1;  // one round of loads a chunk, no pipeline
   // the warps' partial tiles, and the block's tile its cluster adds (K past 512)
   k.tile.smem_bytes = static_cast<int>(sizeof(float)) * (kWarps * BM * kRedLine + BM * BN);
@@ -481,13 +491,7 @@ void register_tiny_mma(Registry& r) {
   // One warp a 16 x 8 tile of C over its whole K (up to 128): at an odd pitch a k16 step is 12
   // loads a lane where the 32 x 32 tile's is 32, so its one round over K = 80 issues about as
   // many loads as the 32 x 32 one-warp kernel's over K = 32; the tiles spread over as many SMs.
-  f.name = "tiny_mma_" + std::to_string(kFragM) + "x" + std::to_string(kFragN);
-  f.tile.bm = kFragM;
-  f.tile.bn = kFragN;
-  f.tile.bk = 16 * kFragSteps;
-  f.tile.wm = kFragM;
-  f.tile.wn = kFragN;
-  f.tile.threads = 32;
+  set_tile(f, kFragM, kFragN, kFragSteps, 32);
   f.tile.smem_bytes = 0;
   f.desc.split_k = false;
   f.summary =
