@@ -74,6 +74,29 @@ std::string chosen_for(GemmTypes t, std::int64_t m, std::int64_t n, std::int64_t
   return kernel == nullptr ? "(none)" : kernel->name;
 }
 
+using Shapes = std::vector<std::array<std::int64_t, 3>>;
+
+// Over `shapes` (M x N x K, A at a pitch `pad` past K), auto takes `kernel` for types `t` where
+// they are 16-bit and another kernel where they are fp32 or tf32.
+void expect_16bit_takes(GemmTypes t, const std::string& kernel, const Shapes& shapes,
+                        std::int64_t pad = 0) {
+  const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
+  for (const auto& s : shapes) {
+    const std::string got = chosen_for(t, s[0], s[1], s[2], pad);
+    EXPECT_EQ(got == kernel, !wide)
+        << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad << ": " << got;
+  }
+}
+
+// Over `shapes`, auto does not take `kernel` for types `t`.
+void expect_not_taken(GemmTypes t, const std::string& kernel, const Shapes& shapes,
+                      std::int64_t pad = 0) {
+  for (const auto& s : shapes) {
+    EXPECT_NE(chosen_for(t, s[0], s[1], s[2], pad), kernel)
+        << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
+  }
+}
+
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
@@ -502,49 +525,43 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
     for (std::int64_t pad : {0, 1}) {
       // (K <= 80 over at most 8 16x8 tiles per SM takes rung 28's 16x8 tile:
       // TinyProductsOfKUpTo80TakeRung28s16x8Tile)
-      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{12, 47, 81},
-                                                                    {58, 9, 87},
-                                                                    {2369, 7, 144},
-                                                                    {2768, 18, 264},
-                                                                    {9, 1721, 83},
-                                                                    {1025, 125, 96},
-                                                                    {200, 300, 512},
-                                                                    {2, 2, 300},
-                                                                    {100, 100, 600},
-                                                                    {16, 103, 1025},
-                                                                    {129, 65, 1537},
-                                                                    {8, 8, 8192},
-                                                                    {127, 150, 800},
-                                                                    {2, 2048, 1000}}) {
-        const std::string got = chosen_for(t, s[0], s[1], s[2], pad);
-        if (wide) {
-          EXPECT_NE(got, "tiny_mma_32x32") << s[0] << "x" << s[1] << "x" << s[2];
-        } else {
-          EXPECT_EQ(got, "tiny_mma_32x32") << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
-        }
-      }
+      expect_16bit_takes(t, "tiny_mma_32x32",
+                         Shapes{{12, 47, 81},
+                                {58, 9, 87},
+                                {2369, 7, 144},
+                                {2768, 18, 264},
+                                {9, 1721, 83},
+                                {1025, 125, 96},
+                                {200, 300, 512},
+                                {2, 2, 300},
+                                {100, 100, 600},
+                                {16, 103, 1025},
+                                {129, 65, 1537},
+                                {8, 8, 8192},
+                                {127, 150, 800},
+                                {2, 2048, 1000}},
+                         pad);
       // K past 8192 or under 8, more tiles than SMs, K <= 64 over more tiles than half the SMs,
       // K past 1024 x min(8, SMs / tiles) (64 tiles: 2048; 25 tiles: 5120), K of 513..1024
       // over at most 8 tiles, M and N both 128 or more past K = 512, past K = 512 more tiles than
       // half the SMs unless M or N is 2..8 with K <= 4096 or 9..32 with K <= 2048 (then past
       // those: 2 x 2187 x 4097, 2502 x 24 x 2049), a matrix-vector product
-      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{8, 8, 8193},
-                                                                    {2, 2048, 2049},
-                                                                    {2502, 24, 2049},
-                                                                    {128, 256, 2048},
-                                                                    {200, 150, 800},
-                                                                    {16, 103, 513},
-                                                                    {75, 20, 1024},
-                                                                    {2, 2187, 4097},
-                                                                    {160, 160, 5121},
-                                                                    {16, 103, 7},
-                                                                    {1056, 160, 100},
-                                                                    {1025, 125, 64},
-                                                                    {1, 200, 300},
-                                                                    {300, 1, 200}}) {
-        EXPECT_NE(chosen_for(t, s[0], s[1], s[2], pad), "tiny_mma_32x32")
-            << s[0] << "x" << s[1] << "x" << s[2];
-      }
+      expect_not_taken(t, "tiny_mma_32x32",
+                       Shapes{{8, 8, 8193},
+                              {2, 2048, 2049},
+                              {2502, 24, 2049},
+                              {128, 256, 2048},
+                              {200, 150, 800},
+                              {16, 103, 513},
+                              {75, 20, 1024},
+                              {2, 2187, 4097},
+                              {160, 160, 5121},
+                              {16, 103, 7},
+                              {1056, 160, 100},
+                              {1025, 125, 64},
+                              {1, 200, 300},
+                              {300, 1, 200}},
+                       pad);
       // Past half the SMs with 9..32 columns and K <= 2048, rung 28 only where no tensor map
       // reads the operands (the wgmma tile's rules come first: 2502 x 24 x 640 at a 16-byte pitch)
       EXPECT_EQ(chosen_for(t, 2502, 24, 640, pad) == "tiny_mma_32x32", !wide && pad == 1);
@@ -565,26 +582,24 @@ TEST(AutoRule, TinyProductsOfKUpTo80TakeRung28s16x8Tile) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
     SCOPED_TRACE(gemm_types_name(t));
     for (std::int64_t pad : {0, 1}) {
-      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{12, 47, 77},
-                                                                    {58, 9, 67},
-                                                                    {16, 16, 13},
-                                                                    {2, 2187, 64},
-                                                                    {1025, 125, 65},
-                                                                    {4337, 2, 18},
-                                                                    {16, 8192, 80},
-                                                                    {7135, 8, 56}}) {
-        EXPECT_EQ(chosen_for(t, s[0], s[1], s[2], pad) == "tiny_mma_16x8", !wide)
-            << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
-      }
-      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{12, 47, 81},
-                                                                    {17, 8448, 80},
-                                                                    {35, 6945, 26},
-                                                                    {1, 623, 40},
-                                                                    {60, 60, 12},
-                                                                    {11300, 8, 63}}) {
-        EXPECT_NE(chosen_for(t, s[0], s[1], s[2], pad), "tiny_mma_16x8")
-            << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
-      }
+      expect_16bit_takes(t, "tiny_mma_16x8",
+                         Shapes{{12, 47, 77},
+                                {58, 9, 67},
+                                {16, 16, 13},
+                                {2, 2187, 64},
+                                {1025, 125, 65},
+                                {4337, 2, 18},
+                                {16, 8192, 80},
+                                {7135, 8, 56}},
+                         pad);
+      expect_not_taken(t, "tiny_mma_16x8",
+                       Shapes{{12, 47, 81},
+                              {17, 8448, 80},
+                              {35, 6945, 26},
+                              {1, 623, 40},
+                              {60, 60, 12},
+                              {11300, 8, 63}},
+                       pad);
     }
     // Past K = 80 only where no rule above took the product (kTinyFrag16Rest): 5 x 6663 x 116,
     // every operand column-major (A at a pitch of 5, B of 116: no tensor map), not the mma.sync
@@ -623,23 +638,18 @@ TEST(AutoRule, TinyProductsOfKUpTo80TakeRung28s16x8Tile) {
 // fp32 and tf32 do not.
 TEST(AutoRule, ShortKOverAMidSizedCTakesRung28sOneWarpTile) {
   for (GemmTypes t : kFourTypes) {
-    const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
     SCOPED_TRACE(gemm_types_name(t));
     for (std::int64_t pad : {0, 1}) {
-      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{860, 438, 5},
-                                                                    {6174, 24, 12},
-                                                                    {544, 251, 8},
-                                                                    {123, 3900, 2},
-                                                                    {4337, 32, 18},
-                                                                    {1024, 512, 32}}) {
-        EXPECT_EQ(chosen_for(t, s[0], s[1], s[2], pad) == "tiny_mma_32x32", !wide)
-            << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
-      }
-      for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-               {860, 438, 33}, {1024, 513, 16}, {873, 865, 6}, {4000, 2, 20}}) {
-        EXPECT_NE(chosen_for(t, s[0], s[1], s[2], pad), "tiny_mma_32x32")
-            << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
-      }
+      expect_16bit_takes(t, "tiny_mma_32x32",
+                         Shapes{{860, 438, 5},
+                                {6174, 24, 12},
+                                {544, 251, 8},
+                                {123, 3900, 2},
+                                {4337, 32, 18},
+                                {1024, 512, 32}},
+                         pad);
+      expect_not_taken(t, "tiny_mma_32x32",
+                       Shapes{{860, 438, 33}, {1024, 513, 16}, {873, 865, 6}, {4000, 2, 20}}, pad);
     }
   }
 }
@@ -827,27 +837,14 @@ TEST(AutoRule, NineToSixteenColumnsReadDownColumnsInF32TakeNarrowN16) {
 TEST(AutoRule, ShortKUnderALongThinCTakesRung27In16BitTypes) {
   for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
                       GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
-    const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
     SCOPED_TRACE(gemm_types_name(t));
-    for (const auto& s :
-         std::vector<std::array<std::int64_t, 3>>{{5445, 27, 51}, {19, 6804, 54}, {8064, 32, 40}}) {
-      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]) == "small_mma_64x64", !wide)
-          << s[0] << "x" << s[1] << "x" << s[2] << ": " << chosen_for(t, s[0], s[1], s[2]);
-    }
-    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{{7135, 8, 56}, {32, 4096, 64}}) {
-      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]) == "tiny_mma_16x8", !wide)
-          << s[0] << "x" << s[1] << "x" << s[2] << ": " << chosen_for(t, s[0], s[1], s[2]);
-    }
+    expect_16bit_takes(t, "small_mma_64x64",
+                       Shapes{{5445, 27, 51}, {19, 6804, 54}, {8064, 32, 40}});
+    expect_16bit_takes(t, "tiny_mma_16x8", Shapes{{7135, 8, 56}, {32, 4096, 64}});
     // K <= 32 over at most 2^19 elements of C: rung 28's one warp a tile (kTinySolo16) first
-    for (const auto& s :
-         std::vector<std::array<std::int64_t, 3>>{{24, 8054, 17}, {4337, 30, 18}, {6174, 24, 12}}) {
-      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2]) == "tiny_mma_32x32", !wide)
-          << s[0] << "x" << s[1] << "x" << s[2] << ": " << chosen_for(t, s[0], s[1], s[2]);
-    }
-    for (const auto& s : std::vector<std::array<std::int64_t, 3>>{
-             {7135, 8, 65}, {33, 4096, 64}, {32, 4095, 48}, {8, 8193, 32}}) {
-      EXPECT_NE(chosen_for(t, s[0], s[1], s[2]), "small_mma_64x64") << s[0] << "x" << s[1] << "x" << s[2];
-    }
+    expect_16bit_takes(t, "tiny_mma_32x32", Shapes{{24, 8054, 17}, {4337, 30, 18}, {6174, 24, 12}});
+    expect_not_taken(t, "small_mma_64x64",
+                     Shapes{{7135, 8, 65}, {33, 4096, 64}, {32, 4095, 48}, {8, 8193, 32}});
   }
 }
 
@@ -857,19 +854,13 @@ TEST(AutoRule, ShortKUnderALongThinCTakesRung27In16BitTypes) {
 TEST(AutoRule, MidKUnderALongThinCWithAnOddPitchTakesRung27In16BitTypes) {
   for (GemmTypes t : {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
                       GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
-    const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
     SCOPED_TRACE(gemm_types_name(t));
-    // {M, N, K, pad of A's leading dimension}
-    for (const auto& s : std::vector<std::array<std::int64_t, 4>>{
-             {7796, 35, 66, 0}, {35, 7800, 96, 1}, {4096, 64, 128, 1}, {8192, 20, 100, 0}}) {
-      EXPECT_EQ(chosen_for(t, s[0], s[1], s[2], s[3]) == "small_mma_64x64", !wide)
-          << s[0] << "x" << s[1] << "x" << s[2] << ": " << chosen_for(t, s[0], s[1], s[2], s[3]);
-    }
-    for (const auto& s : std::vector<std::array<std::int64_t, 4>>{
-             {4096, 48, 96, 0}, {7796, 35, 129, 1}, {7796, 65, 100, 1}, {4095, 35, 100, 1}}) {
-      EXPECT_NE(chosen_for(t, s[0], s[1], s[2], s[3]), "small_mma_64x64")
-          << s[0] << "x" << s[1] << "x" << s[2];
-    }
+    // A at its least pitch, then one past it
+    expect_16bit_takes(t, "small_mma_64x64", Shapes{{7796, 35, 66}, {8192, 20, 100}});
+    expect_16bit_takes(t, "small_mma_64x64", Shapes{{35, 7800, 96}, {4096, 64, 128}}, 1);
+    expect_not_taken(t, "small_mma_64x64", Shapes{{4096, 48, 96}});
+    expect_not_taken(t, "small_mma_64x64",
+                     Shapes{{7796, 35, 129}, {7796, 65, 100}, {4095, 35, 100}}, 1);
   }
 }
 
