@@ -501,19 +501,24 @@ int kernels_enqueued(const Problem& p, const std::string& kernel, cudaStream_t s
   return static_cast<int>(kernel_clusters(p, kernel, stream).size());
 }
 
-// `kernel` on `spec`'s problem: it can implement it, computes it right (bit-identical on a
-// rerun over a poisoned C where beta is 0) and does so in one launch of `threads`-thread blocks.
+// `kernel` on tb's problem: it can implement it and computes it right, bit-identical on a rerun
+// over a poisoned C where beta is 0.
+void expect_right(const KernelInfo& kernel, Testbed& tb) {
+  ASSERT_TRUE(kernel.can_implement(tb.problem()));
+  const CheckResult r = run_named(tb, kernel.name, 0);
+  ASSERT_TRUE(r.passed) << r.detail;
+  if (tb.spec().beta == 0.0f) {
+    ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, kernel.name));
+  }
+}
+
+// The same on `spec`'s problem, in one launch of `threads`-thread blocks.
 void expect_right_in_one_launch(const KernelInfo& kernel, const CaseSpec& spec, unsigned threads,
                                 cudaStream_t stream) {
   Testbed tb(spec);
   ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
-  ASSERT_TRUE(kernel.can_implement(tb.problem()));
   SCOPED_TRACE(spec.to_string());
-  const CheckResult r = run_named(tb, kernel.name, 0);
-  ASSERT_TRUE(r.passed) << r.detail;
-  if (spec.beta == 0.0f) {
-    ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, kernel.name));
-  }
+  ASSERT_NO_FATAL_FAILURE(expect_right(kernel, tb));
   const std::vector<LaunchShape> launches = kernel_launches(tb.problem(), kernel.name, stream);
   ASSERT_EQ(launches.size(), 1u);
   EXPECT_EQ(launches[0].threads, threads);
@@ -890,13 +895,8 @@ TEST(Library, ShortSplitKIsOneClusterWhereItFits) {
       for (const auto& [spec, clustered] : cases) {
         Testbed tb(spec);
         ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
-        ASSERT_TRUE(k.can_implement(tb.problem()));
         SCOPED_TRACE(k.name + " " + spec.to_string());
-        const CheckResult first = run_named(tb, k.name, 0);
-        ASSERT_TRUE(first.passed) << first.detail;
-        if (spec.beta == 0.0f) {
-          ASSERT_NO_FATAL_FAILURE(expect_rerun_bit_identical(tb, k.name));
-        }
+        ASSERT_NO_FATAL_FAILURE(expect_right(k, tb));
         const std::vector<int> clusters = kernel_clusters(tb.problem(), k.name, stream);
         ASSERT_EQ(clusters.size(), 1u);
         EXPECT_EQ(clusters[0] > 1, clustered) << "cluster of " << clusters[0] << " blocks";
