@@ -1617,6 +1617,17 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
         done
       done
       ;;
+    tiny-mma-f32)
+      # Rung 28 in fp32 (three tf32 products): the GPU suite's tests of it (the sweep, one launch,
+      # the cluster split, Inf/NaN and the largest finite), verified in five layout mixes at
+      # 16-byte, odd and 8-byte pitches with beta != 0 (K of 1..6000: one warp, eight warps, a
+      # cluster), memcheck, racecheck and synccheck.
+      family_checks tiny_mma_f32 'tiny_mma_*' "f32:f32" \
+        '*KernelSweep*/tiny_mma*:*TinyProducts*:*ShortSplitKIsOneCluster*:*ThreeTf32*' \
+        "0 0,0,0;0.5 1,3,2;0 2,2,2" "memcheck racecheck synccheck" f32 \
+        "1x1x1 7x9x13 5x300x7 33x65x2637 65x129x200 300x31x777 129x65x1537 24x28x6001 89x20x170 \
+        2560x11x231 7x2465x216" "100x200x300 33x40x4077 130x70x9"
+      ;;
     tiny-solo)
       # Rung 28's one warp a tile (K <= 32; perf-notes.md, "Rung 28's one warp a tile"): the GPU
       # suite's rung 28 tests, tilegemm verify in its four types and five layout mixes at 16-byte

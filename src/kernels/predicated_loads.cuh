@@ -37,6 +37,16 @@ __device__ __forceinline__ std::uint32_t ld_b32_if(const void* p, bool c,
   return v;
 }
 
+// The two 32-bit words at p (8-byte aligned), or zeros where c is false (p is not read).
+__device__ __forceinline__ uint2 ld_b64_if(const void* p, bool c) {
+  uint2 v;
+  asm("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %3, 0;\n\tmov.b32 %0, 0;\n\tmov.b32 %1, 0;\n\t"
+      "@q ld.global.nc.v2.b32 {%0, %1}, [%2];\n\t}"
+      : "=r"(v.x), "=r"(v.y)
+      : "l"(p), "r"(static_cast<unsigned>(c)));
+  return v;
+}
+
 // A 16-bit element's storage bits (ld_u16_if) as fp32. (32-bit elements need no conversion, so
 // no consumer follows their loads: their kernels keep the compiler's own loads.)
 template <class E>

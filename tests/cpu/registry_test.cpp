@@ -50,8 +50,9 @@ TEST(Registry, EveryEntryIsComplete) {
     // well, in fp32 math: their speed is a memory stream; the small products and rung 1 too:
     // theirs is the launch and its round trips); tensor-core kernels claim plain fp32
     // only as three tf32 products (rungs 22 and 29, verified at the fp32 tolerance, and rung 25's
-    // strip walk beside its 16-bit types), never as one (no silent tf32), and then fp32 alone
-    if (k.name == "thin_k_mma_16x512") {
+    // strip walk and rung 28 beside their 16-bit types), never as one (no silent tf32), and then
+    // fp32 alone
+    if (k.name == "thin_k_mma_16x512" || k.family == "tiny_mma") {
       EXPECT_TRUE(k.desc.computes({DType::kF32, DType::kF32}));
       EXPECT_TRUE(k.desc.computes({DType::kBF16, DType::kBF16}));
     } else if (k.desc.op_class == OpClass::kSimt) {
@@ -145,7 +146,7 @@ TEST(Registry, NaiveAndTiledRefuseGridsTheHardwareCannotLaunch) {
 
 TEST(Registry, TinyMma16x8TakesKUpTo128) {
   // Rung 28's 16 x 8 tile loads its whole K in one round: K of 128 and not 129, any layout and
-  // pitch (odd base pointers included), 16-bit types only.
+  // pitch (odd base pointers included), 16-bit types and fp32 (three tf32 products), not tf32.
   alignas(16) static std::uint16_t buf[64];
   const KernelInfo* frag = find_kernel("tiny_mma_16x8");
   ASSERT_NE(frag, nullptr);
@@ -157,7 +158,10 @@ TEST(Registry, TinyMma16x8TakesKUpTo128) {
     }
   }
   alignas(16) static float f32[64];
-  EXPECT_FALSE(frag->can_implement(Problem::make(12, 47, 77, f32, f32, f32)));
+  EXPECT_TRUE(frag->can_implement(Problem::make(12, 47, 128, f32, f32, f32)));
+  EXPECT_FALSE(frag->can_implement(Problem::make(12, 47, 129, f32, f32, f32)));
+  EXPECT_FALSE(frag->can_implement(
+      Problem::make_typed(12, 47, 77, {DType::kTF32, DType::kF32}, f32, f32, f32)));
 }
 
 TEST(KernelDesc, ArchitectureRange) {

@@ -1363,6 +1363,8 @@ TEST(Library, NarrowAlongItsNarrowSideIsCopiedTransposedRight) {
 // where the three special values lie, and is held to rows 0, 1 and 3 up: its split has no guard
 // for a rounding that overflows (25_thin_k_mma.cu, split_bits), so row 2 comes out NaN there.
 // Rung 29 (narrow C) runs on C's first 40 columns, A the wide operand it splits in registers.
+// Rung 28's fp32 (its 32 x 32 block tile with eight warps over K, and the one-warp 16 x 8 tile)
+// splits fragments in registers with rung 29's guarded step, on the whole product.
 TEST(Library, ThreeTf32KeepsNanAndTheLargestFiniteAndNoInfFinite) {
   TILEGEMM_REQUIRE_GPU();
   constexpr std::int64_t m = 70, n = 90, k = 100;
@@ -1383,7 +1385,9 @@ TEST(Library, ThreeTf32KeepsNanAndTheLargestFiniteAndNoInfFinite) {
   for (const KernelInfo& kernel : all_kernels()) {
     const bool strip = kernel.name == "thin_k_mma_16x512";
     const bool narrow = kernel.family == "mma_3xtf32";
-    if ((kernel.family != "wgmma_3xtf32" && !strip && !narrow) || !runs_on_current_device(kernel)) {
+    const bool tiny = kernel.family == "tiny_mma";
+    if ((kernel.family != "wgmma_3xtf32" && !strip && !narrow && !tiny) ||
+        !runs_on_current_device(kernel)) {
       continue;
     }
     const std::int64_t kk = strip ? 32 : k;
@@ -1394,8 +1398,9 @@ TEST(Library, ThreeTf32KeepsNanAndTheLargestFiniteAndNoInfFinite) {
       p.a.ld = k;
       p.b.ld = lb == Layout::kColMajor ? k : n;
       if (!kernel.can_implement(p)) {
-        // rung 29 takes any layout and pitch of a 40-column C: a refusal would skip it unseen
-        EXPECT_FALSE(narrow) << kernel.name << " refuses a narrow product";
+        // rungs 29 (a 40-column C) and 28 (K up to 128) take any layout and pitch: a refusal
+        // would skip them unseen
+        EXPECT_FALSE(narrow || tiny) << kernel.name << " refuses the product";
         continue;
       }
       SCOPED_TRACE(kernel.name + (lb == Layout::kRowMajor ? " row-major B" : " col-major B"));

@@ -1,5 +1,6 @@
-// Rung 28: tiny products of 16-bit operands on mma.sync, K split over the warps of one block, and
-// past K = 512 over the blocks of a cluster (`tiny_mma_32x32`).
+// Rung 28: tiny products of 16-bit operands on mma.sync (and of fp32 as three tf32 products), K
+// split over the warps of one block, and past K = 512 over the blocks of a cluster
+// (`tiny_mma_32x32`).
 //
 // Rungs 24 and 27 split a small product's K over blocks: each split leaves its partial sums in
 // the stream workspace (or, on rung 24, in a cluster's shared memory) and the last block of a
@@ -19,6 +20,11 @@
 //    32 k is one round of loads, all in flight together, then its products.
 //  - The warps' partial tiles meet once in shared memory; each thread adds four outputs over the
 //    warps in warp order (deterministic) and writes C with alpha and beta.
+//  - fp32 (three tf32 products, m16n8k8): the same pairs of k, an element a word each (an
+//    8-byte-aligned K-contiguous pair as one 64-bit load); a k16 step is two m16n8k8 steps, the
+//    pairs at 2 tq in the places of k and k + 4 of the first, those at 2 tq + 8 of the second, each
+//    value split into tf32 parts (mma_sync::mma_3xtf32_step), the step's sum added into rounding
+//    fp32 accumulators (the tensor cores' own sums truncate).
 // The chain past the launch is the slice's loads (one round trip for K up to 256), the mma.sync
 // steps, one barrier and C's store. Up to K = 32 (one chunk) a block is one warp (the Solo kernel:
 // no barrier, the launch's least setup); on a 32-column tile it stores C through a tile of its own
@@ -68,9 +74,10 @@ struct TinyMmaArgs : StridedProblem {
 };
 
 // One k16 step's fragments of a warp, as loaded: each register's element pair as two 16-bit
-// values (lo, hi), or as one 32-bit word in lo (hi zero). They are combined only once every load
-// of the chunk is issued: combining each pair as it arrives made the warp wait for every load in
-// turn (the combination sat in the load's branch, before the next load).
+// values (lo, hi), or as one 32-bit word in lo (hi zero); fp32 elements a word each (lo, hi). They
+// are combined only once every load of the chunk is issued: combining each pair as it arrives made
+// the warp wait for every load in turn (the combination sat in the load's branch, before the next
+// load).
 template <int MF, int NF>
 struct RawStep {
   std::uint32_t a_lo[MF][4], a_hi[MF][4];
@@ -91,10 +98,25 @@ __device__ __forceinline__ void load_pair(const std::uint16_t* p, std::int64_t k
     hi = ld_u16_if(p + k_stride, k + 1 < k_end);
   }
 }
+// fp32 elements: lo is element k, hi element k + 1, each a whole word. K_CONTIG with `pairs`
+// (8-byte aligned base and pitch): one 64-bit load (one 32-bit load where k + 1 is past the end).
+template <bool K_CONTIG>
+__device__ __forceinline__ void load_pair(const std::uint32_t* p, std::int64_t k_stride, int k,
+                                          int k_end, bool pairs, std::uint32_t& lo,
+                                          std::uint32_t& hi) {
+  if (K_CONTIG && pairs) {
+    const uint2 v = ld_b64_if(p, k + 1 < k_end);
+    lo = ld_b32_if(p, k + 1 == k_end, v.x);
+    hi = v.y;
+  } else {
+    lo = ld_b32_if(p, k < k_end);
+    hi = ld_b32_if(p + k_stride, k + 1 < k_end);
+  }
+}
 
 /// C = alpha * A B + beta * C for block tile blockIdx.x, K over the block's warps (and, with
 /// gridDim.y > 1, over the blocks of a cluster: split blockIdx.y).
-/// @tparam Op   Bf16Op or F16Op
+/// @tparam Op   Bf16Op or F16Op (m16n8k16), or Tf32Op: fp32 as three tf32 products (m16n8k8)
 /// @tparam CT   C's storage type
 /// @tparam A_K  A is K-contiguous (row-major); else M-contiguous
 /// @tparam B_K  B is K-contiguous (column-major); else N-contiguous
@@ -110,6 +132,8 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
   constexpr int kTileMf = TM / 16;  // m16 fragments per warp
   constexpr int kTileNf = TN / 8;   // n8 fragments per warp
   using Raw = RawStep<kTileMf, kTileNf>;
+  constexpr bool kF32 = Op::kTf32;  // fp32 storage: an element a word, three tf32 products
+  using Bits = std::conditional_t<kF32, std::uint32_t, std::uint16_t>;
   const int tid = static_cast<int>(threadIdx.x);
   const int warp = tid / 32;
   const int lane = tid % 32;
@@ -128,10 +152,10 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
 
   // The lane's lines: A rows m0 + 16 i + 8 h + gq, B columns n0 + 8 j + gq (element k = 0); a
   // line past M (N) reads nothing.
-  const std::uint16_t* const a = static_cast<const std::uint16_t*>(g.a);
-  const std::uint16_t* const b = static_cast<const std::uint16_t*>(g.b);
-  const std::uint16_t* pa[kTileMf][2];
-  const std::uint16_t* pb[kTileNf];
+  const Bits* const a = static_cast<const Bits*>(g.a);
+  const Bits* const b = static_cast<const Bits*>(g.b);
+  const Bits* pa[kTileMf][2];
+  const Bits* pb[kTileNf];
   bool a_in[kTileMf][2];
   bool b_in[kTileNf];
 #pragma unroll
@@ -175,22 +199,56 @@ __global__ void __launch_bounds__(kThreads, 1) tiny_mma_kernel(const TinyMmaArgs
     }
   };
   const auto mma_step = [&](float(&acc)[kTileMf][kTileNf][4], const Raw& r) {
-    std::uint32_t a[kTileMf][4];
-    std::uint32_t b[kTileNf][2];
+    if constexpr (kF32) {
+      // The step's two m16n8k8 products. Each takes k (lo) and k + 1 (hi) of a pair in the
+      // places of k and k + 4 of the instruction's fragment, A's and B's alike (a sum over k in
+      // any order): the first the pairs at 2 tq, the second those at 2 tq + 8. Their three tf32
+      // products truncate as they add, so the step's sum goes into the rounding accumulators.
+      float part[kTileMf][kTileNf][4] = {};
 #pragma unroll
-    for (int i = 0; i < kTileMf; ++i) {
+      for (int s = 0; s < 2; ++s) {
+        std::uint32_t a[kTileMf][4];
+        std::uint32_t b[kTileNf][2];
 #pragma unroll
-      for (int q = 0; q < 4; ++q) a[i][q] = r.a_lo[i][q] | (r.a_hi[i][q] << 16);
-    }
+        for (int i = 0; i < kTileMf; ++i) {
+          a[i][0] = r.a_lo[i][2 * s];
+          a[i][1] = r.a_lo[i][2 * s + 1];
+          a[i][2] = r.a_hi[i][2 * s];
+          a[i][3] = r.a_hi[i][2 * s + 1];
+        }
 #pragma unroll
-    for (int j = 0; j < kTileNf; ++j) {
+        for (int j = 0; j < kTileNf; ++j) {
+          b[j][0] = r.b_lo[j][s];
+          b[j][1] = r.b_hi[j][s];
+        }
+        mma_sync::mma_3xtf32_step(part, a, b);
+      }
 #pragma unroll
-      for (int q = 0; q < 2; ++q) b[j][q] = r.b_lo[j][q] | (r.b_hi[j][q] << 16);
-    }
+      for (int i = 0; i < kTileMf; ++i) {
 #pragma unroll
-    for (int i = 0; i < kTileMf; ++i) {
+        for (int j = 0; j < kTileNf; ++j) {
 #pragma unroll
-      for (int j = 0; j < kTileNf; ++j) Op::mma(acc[i][j], a[i], b[j]);
+          for (int q = 0; q < 4; ++q) acc[i][j][q] += part[i][j][q];
+        }
+      }
+    } else {
+      std::uint32_t a[kTileMf][4];
+      std::uint32_t b[kTileNf][2];
+#pragma unroll
+      for (int i = 0; i < kTileMf; ++i) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) a[i][q] = r.a_lo[i][q] | (r.a_hi[i][q] << 16);
+      }
+#pragma unroll
+      for (int j = 0; j < kTileNf; ++j) {
+#pragma unroll
+        for (int q = 0; q < 2; ++q) b[j][q] = r.b_lo[j][q] | (r.b_hi[j][q] << 16);
+      }
+#pragma unroll
+      for (int i = 0; i < kTileMf; ++i) {
+#pragma unroll
+        for (int j = 0; j < kTileNf; ++j) Op::mma(acc[i][j], a[i], b[j]);
+      }
     }
   };
 
@@ -367,13 +425,21 @@ constexpr std::int64_t kWholeK = 512;
 constexpr std::int64_t kClusterSplitK = 16 * kSteps * kWarps;
 constexpr std::int64_t kSolo = 16 * kSteps;
 
-// The instantiation for a row-major-C problem's types (16-bit A/B), layouts, K, M and N (16-row
-// tiles where M is at most 16, else 16-column ones where N is); `frag`: tiny_mma_16x8's.
+// Calls f(Type<Op>, Type<CT>) for a problem's types: mma_sync::with_16bit_op's, or Tf32Op and
+// float for fp32 (three tf32 products).
+template <class F>
+decltype(auto) with_op(GemmTypes t, F&& f) {
+  if (t.ab == DType::kF32) return f(Type<mma_sync::Tf32Op>{}, Type<float>{});
+  return mma_sync::with_16bit_op(t, f);
+}
+
+// The instantiation for a row-major-C problem's types, layouts, K, M and N (16-row tiles where M
+// is at most 16, else 16-column ones where N is); `frag`: tiny_mma_16x8's.
 Instance kernel_for(const Problem& q, bool frag) {
   const bool solo = frag || q.k <= kSolo;
   const int tm = frag ? kFragM : q.m <= 16 ? 16 : BM;
   const int tn = frag ? kFragN : tm == BM && q.n <= 16 ? 16 : BN;
-  return mma_sync::with_16bit_op(q.types(), [&](auto op, auto ct) {
+  return with_op(q.types(), [&](auto op, auto ct) {
     using Op = typename decltype(op)::type;
     using CT = typename decltype(ct)::type;
     return views::dispatch_layouts(q, [=](auto a_k, auto b_k) {
@@ -408,12 +474,14 @@ cudaError_t launch_with(const Problem& p, cudaStream_t stream, bool frag) {
   }
   g.k_block = kernel.solo ? 16 * kernel.solo_steps : sp.k_chunk;
   g.k_warp = kernel.solo ? 16 * kernel.solo_steps : sp.k_chunk / kWarps;
-  // A K-contiguous operand's pairs load as one word where its base and pitch are 4-byte aligned
-  // (an M- or N-contiguous operand's pairs are two element loads either way).
+  // A K-contiguous operand's pairs load as one access where its base and pitch are aligned to a
+  // pair (4 bytes; 8 in fp32); an M- or N-contiguous operand's pairs are two element loads either
+  // way.
   const bool a_k_contig = q.a.layout == Layout::kRowMajor;
   const bool b_k_contig = q.b.layout == Layout::kColMajor;
-  g.a_pairs = a_k_contig && views::aligned(q.a, 4);
-  g.b_pairs = b_k_contig && views::aligned(q.b, 4);
+  const std::size_t pair_bytes = 2 * dtype_bytes(q.a.dtype);
+  g.a_pairs = a_k_contig && views::aligned(q.a, pair_bytes);
+  g.b_pairs = b_k_contig && views::aligned(q.b, pair_bytes);
   g.c_pairs = views::aligned(q.c, 2 * dtype_bytes(q.c.dtype));
   return cluster::launch(kernel.fn,
                          dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(sp.splits)),
@@ -466,16 +534,17 @@ void register_tiny_mma(Registry& r) {
   k.tile.smem_bytes = static_cast<int>(sizeof(float)) * (kWarps * BM * kRedLine + BM * BN);
   k.desc.op_class = OpClass::kMmaSync;
   k.desc.types = mma_sync::sixteen_bit_types();
+  k.desc.types.push_back(GemmTypes{DType::kF32, DType::kF32});  // three tf32 products
   k.desc.accumulator = DType::kF32;
   k.desc.align_a = 1;  // fragments read by elements or pairs, C written in pairs where it allows
   k.desc.align_b = 1;
   k.desc.align_c = 1;
-  k.desc.min_cc = kCpAsyncMinCc;  // mma.sync m16n8k16 on 16-bit types: sm_80
+  k.desc.min_cc = kCpAsyncMinCc;  // mma.sync m16n8k16 (16-bit) and m16n8k8 (tf32): sm_80
   k.desc.max_cc = 0;
   k.desc.split_k = true;  // past K = 512, over the blocks of a cluster
   k.summary =
-      "16-bit A/B on mma.sync for tiny products: a block per 32 x 32 tile of C (16 x 32 or 32 x "
-      "16 where C has at most 16 rows or columns), its eight warps "
+      "16-bit A/B on mma.sync (fp32 as three tf32 products) for tiny products: a block per 32 x "
+      "32 tile of C (16 x 32 or 32 x 16 where C has at most 16 rows or columns), its eight warps "
       "on consecutive slices of K with fragments loaded straight from memory at any layout, pitch "
       "and base, the slices added in warp order through shared memory (up to K = 32 one warp a "
       "block, C of a 32-column tile stored a row at a time through its own tile in shared "
@@ -495,7 +564,8 @@ void register_tiny_mma(Registry& r) {
   f.tile.smem_bytes = 0;
   f.desc.split_k = false;
   f.summary =
-      "16-bit A/B on mma.sync for tiny products of K up to 128: a block of one warp per 16 x 8 "
+      "16-bit A/B on mma.sync (fp32 as three tf32 products) for tiny products of K up to 128: a "
+      "block of one warp per 16 x 8 "
       "tile of C, its fragments over the whole K loaded straight from memory at any layout, "
       "pitch and base in one round, C stored from the accumulators; no shared memory, no "
       "barrier";

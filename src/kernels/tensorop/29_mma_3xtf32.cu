@@ -123,21 +123,6 @@ struct NarrowArgs : GemmArgs {
   unsigned* counters;
 };
 
-// x = big + small in tf32 parts (integer rounding), folding |x| into `magnitude`; split_tf32
-// (guarded) for every value of a step whose magnitude passes kTf32FastLimit.
-__device__ __forceinline__ void split_value(std::uint32_t x, std::uint32_t& big,
-                                            std::uint32_t& small, unsigned& magnitude) {
-  const float2 s = split_tf32_finite(__uint_as_float(x), magnitude);
-  big = __float_as_uint(s.x);
-  small = __float_as_uint(s.y);
-}
-__device__ __forceinline__ void split_guarded(std::uint32_t x, std::uint32_t& big,
-                                              std::uint32_t& small) {
-  const float2 s = split_tf32(__uint_as_float(x));
-  big = __float_as_uint(s.x);
-  small = __float_as_uint(s.y);
-}
-
 /// C' = alpha A' B' + beta C' for block tile blockIdx.x over split blockIdx.y of K.
 /// @tparam BM, BN  block tile (four warps of BM / 4 rows, each over all BN columns)
 /// @tparam A_K     A' is K-contiguous (a_cs == 1); else M'-contiguous (a_rs == 1)
@@ -226,39 +211,7 @@ __global__ void __launch_bounds__(kThreads, kSplitBlocksPerSm)
         b_raw[j][0] = __float_as_uint(sb[LB::at(8 * j + gq, k)]);
         b_raw[j][1] = __float_as_uint(sb[LB::at(8 * j + gq, k + 4)]);
       }
-      std::uint32_t a_big[MT][4], a_small[MT][4], b_big[NT][2], b_small[NT][2];
-      unsigned magnitude = 0;
-#pragma unroll
-      for (int i = 0; i < MT; ++i) {
-#pragma unroll
-        for (int r = 0; r < 4; ++r) split_value(a_raw[i][r], a_big[i][r], a_small[i][r], magnitude);
-      }
-#pragma unroll
-      for (int j = 0; j < NT; ++j) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) split_value(b_raw[j][r], b_big[j][r], b_small[j][r], magnitude);
-      }
-      if (magnitude >= kTf32FastLimit) {  // an Inf, a NaN or a rounding past FLT_MAX
-#pragma unroll
-        for (int i = 0; i < MT; ++i) {
-#pragma unroll
-          for (int r = 0; r < 4; ++r) split_guarded(a_raw[i][r], a_big[i][r], a_small[i][r]);
-        }
-#pragma unroll
-        for (int j = 0; j < NT; ++j) {
-#pragma unroll
-          for (int r = 0; r < 2; ++r) split_guarded(b_raw[j][r], b_big[j][r], b_small[j][r]);
-        }
-      }
-#pragma unroll
-      for (int i = 0; i < MT; ++i) {
-#pragma unroll
-        for (int j = 0; j < NT; ++j) {
-          mma_sync::Tf32Op::mma(part[i][j], a_small[i], b_big[j]);
-          mma_sync::Tf32Op::mma(part[i][j], a_big[i], b_small[j]);
-          mma_sync::Tf32Op::mma(part[i][j], a_big[i], b_big[j]);
-        }
-      }
+      mma_sync::mma_3xtf32_step(part, a_raw, b_raw);
     }
 #pragma unroll
     for (int i = 0; i < MT; ++i) {

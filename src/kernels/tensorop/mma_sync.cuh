@@ -92,6 +92,61 @@ __device__ __forceinline__ std::uint32_t to_tf32(std::uint32_t fp32_bits) {
   return out;
 }
 
+// One m16n8k8 step of fp32 fragments (their bit patterns, MT x 4 of A and NT x 2 of B) as three
+// tf32 products added into `part`: each value x split as big = tf32(x), small = tf32(x - big) in
+// integer steps (split_tf32_finite), or, where any value of the step is an Inf, a NaN or rounds
+// past FLT_MAX, by the guarded split_tf32 (a uniform test, one branch a step), then
+// a b ~ small(a) big(b) + big(a) small(b) + big(a) big(b), the small terms first. The tensor cores
+// truncate their sums, so callers add `part` into rounding fp32 accumulators every few steps.
+template <int MT, int NT>
+__device__ __forceinline__ void mma_3xtf32_step(float (&part)[MT][NT][4],
+                                                const std::uint32_t (&a_raw)[MT][4],
+                                                const std::uint32_t (&b_raw)[NT][2]) {
+  std::uint32_t a_big[MT][4], a_small[MT][4], b_big[NT][2], b_small[NT][2];
+  unsigned magnitude = 0;
+  const auto split = [&](std::uint32_t x, std::uint32_t& big, std::uint32_t& small) {
+    const float2 s = split_tf32_finite(__uint_as_float(x), magnitude);
+    big = __float_as_uint(s.x);
+    small = __float_as_uint(s.y);
+  };
+  const auto guarded = [](std::uint32_t x, std::uint32_t& big, std::uint32_t& small) {
+    const float2 s = split_tf32(__uint_as_float(x));
+    big = __float_as_uint(s.x);
+    small = __float_as_uint(s.y);
+  };
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) split(a_raw[i][r], a_big[i][r], a_small[i][r]);
+  }
+#pragma unroll
+  for (int j = 0; j < NT; ++j) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) split(b_raw[j][r], b_big[j][r], b_small[j][r]);
+  }
+  if (magnitude >= kTf32FastLimit) {  // an Inf, a NaN or a rounding past FLT_MAX
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) guarded(a_raw[i][r], a_big[i][r], a_small[i][r]);
+    }
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) guarded(b_raw[j][r], b_big[j][r], b_small[j][r]);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+#pragma unroll
+    for (int j = 0; j < NT; ++j) {
+      Tf32Op::mma(part[i][j], a_small[i], b_big[j]);
+      Tf32Op::mma(part[i][j], a_big[i], b_small[j]);
+      Tf32Op::mma(part[i][j], a_big[i], b_big[j]);
+    }
+  }
+}
+
 // ---- PTX wrappers ------------------------------------------------------------------------------
 
 // Four 8x8 matrices of 16-bit elements; lanes 8j..8j+7 give the 8 row addresses (16 bytes each)
