@@ -221,6 +221,20 @@ enum class When : std::uint8_t {
   // tile, rung 22 and rung 21 on the random seeds' rows (perf-notes.md, "fp32 small products up
   // to 2^25").
   kSmallProductF32,
+  // fp32 (three tf32 products allowed) with M and N over 1, K of 97..512 and 32x32 tiles of C
+  // between 32 (48 past K = 256) and the SM count: rung 28's block per 32x32 tile, its eight warps
+  // over K and its loads in one or two rounds, where rung 24 split K over blocks and rung 22's
+  // tiles paid their pipeline; on fewer tiles or a K up to 96 rung 24 and rung 2 were as fast or
+  // faster (perf-notes.md, "Rung 28 in fp32").
+  kTinyMmaF32,
+  // The same past K = 512 (sm_90): M and N over 1, more than 8 32x32 tiles and at most the SM
+  // count, K up to 2048 where M or N is 9..24 (2..8: up to 1024, or 2048 over at most 48 tiles),
+  // else up to 1024 over at most 64 tiles: rung 28's K split over the blocks of one cluster a
+  // tile, ahead of rungs 21, 22 and 29 (the narrow and in-kernel-split rules), which read the
+  // operands in a pipeline of their own or split K through the workspace. A longer K, wider
+  // products over more tiles, or 2..8 lines over more tiles (whose clusters do not all fit, so
+  // that a block walks the whole K) ran faster on those (perf-notes.md, "Rung 28 in fp32").
+  kTinyMmaClusterF32,
   // A tiny fp32 product: M and N over 1, K <= 128 and M x N <= 32768: rung 2's 16x16 shared-
   // memory tile, a block per 256 outputs walking the whole K, no split. Rung 24 splits K there
   // and pays the split's arrival and sum, and its 32x32 tiles give fewer blocks
@@ -351,9 +365,14 @@ struct Rule {
 //    K <= 12 rung 10's cute_simple (kVectorShortKF32).
 //  - M or N of 2..4 against K of 65..512, the wide operand K-major (kNarrowTo4MidKF32): rung 21's
 //    4-column kernel, ahead of the tiny and small tiles.
-//  - a tiny product (kTinyF32): rung 2's 16x16 tile, no split; K <= 8 over a mid-sized C
-//    (kThinKMidF32): rung 10's cute_simple; 8 < K <= 48 over a mid-sized C that rung 22 would
-//    take (kShortKMidF32): rung 24's 64x64 tile.
+//  - a tiny product (kTinyF32): rung 2's 16x16 tile, no split.
+//  - K of 97..512 over 32 (48 past K = 256) to a wave of 32x32 tiles (kTinyMmaF32, where three
+//    tf32 products are allowed): rung 28's block per tile on mma.sync, ahead of the rules below;
+//    past K = 512 (kTinyMmaClusterF32, sm_90) over 9 to a wave of tiles, up to K = 2048 where M
+//    or N is 9..24 (2..8: over at most 48 tiles past K = 1024) and K = 1024 over at most 64
+//    tiles otherwise: its cluster split.
+//  - K <= 8 over a mid-sized C (kThinKMidF32): rung 10's cute_simple; 8 < K <= 48 over a
+//    mid-sized C that rung 22 would take (kShortKMidF32): rung 24's 64x64 tile.
 //  - a small product (kSmallProductF32, up to 2^25 multiply-adds): rung 24's one launch, which
 //    the launch itself bounds.
 //  - M or N of 5..8 against K >= 512 (kNarrowTo8LongKF32): rung 21's 8-column narrow kernel; of
@@ -391,6 +410,8 @@ constexpr Rule kSimtRules[] = {
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
     {When::kNarrowTo4MidKF32, BNeeds::kAny, "narrow", 32, 4, 0, true, ""},
     {When::kTinyF32, BNeeds::kAny, "smem_tiled", 16, 16, 16, false, ""},
+    {When::kTinyMmaF32, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
+    {When::kTinyMmaClusterF32, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, "", 90},
     {When::kThinKMidF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
     {When::kThinKStripThinCF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kShortKMidF32, BNeeds::kAny, "small", 64, 64, 32, true, ""},
@@ -792,6 +813,20 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     }
     case When::kTinyF32:
       return p.m > 1 && p.n > 1 && p.k <= 128 && p.m * p.n <= 32768;
+    case When::kTinyMmaClusterF32: {
+      const std::int64_t t = tiles(p, 32, 32);
+      const std::int64_t narrow = std::min(p.m, p.n);
+      if (fp32_math() != Fp32Math::kThreeTf32 || narrow < 2 || p.k <= 512 || t <= 8 || t > sms) {
+        return false;
+      }
+      if (narrow <= 8) return p.k <= 1024 || (p.k <= 2048 && t <= 48);
+      return narrow <= 24 ? p.k <= 2048 : p.k <= 1024 && t <= 64;
+    }
+    case When::kTinyMmaF32: {
+      const std::int64_t t = tiles(p, 32, 32);
+      return fp32_math() == Fp32Math::kThreeTf32 && p.m > 1 && p.n > 1 && p.k > 96 && p.k <= 512 &&
+             t <= sms && t >= (p.k <= 256 ? 32 : 48);
+    }
     case When::kThinKMidF32:
       return p.m > 1 && p.n > 1 && p.k <= 8 && p.m * p.n > 32768 &&
              p.m * p.n <= (std::int64_t{1} << 19);

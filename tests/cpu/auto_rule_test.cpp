@@ -77,10 +77,14 @@ std::string chosen_for(GemmTypes t, std::int64_t m, std::int64_t n, std::int64_t
 using Shapes = std::vector<std::array<std::int64_t, 3>>;
 
 // Over `shapes` (M x N x K, A at a pitch `pad` past K), auto takes `kernel` for types `t` where
-// they are 16-bit and another kernel where they are fp32 or tf32.
+// they are 16-bit and another kernel where they are tf32, or fp32 where `kernel` does not compute
+// fp32 (rung 28 does: its fp32 rules are Fp32TinyProductsTakeRung28's, not checked here).
 void expect_16bit_takes(GemmTypes t, const std::string& kernel, const Shapes& shapes,
                         std::int64_t pad = 0) {
   const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
+  const KernelInfo* const k = find_kernel(kernel);
+  ASSERT_NE(k, nullptr) << kernel;
+  if (t.ab == DType::kF32 && k->desc.computes(t)) return;
   for (const auto& s : shapes) {
     const std::string got = chosen_for(t, s[0], s[1], s[2], pad);
     EXPECT_EQ(got == kernel, !wide)
@@ -236,7 +240,9 @@ TEST(AutoRule, Fp32SmallMOrNTakesTheInKernelSplit) {
   // (16 x 4096 x 4096 with K >= 1024: rung 29, Fp32NarrowLongKTakesRung29)
   EXPECT_EQ(chosen(256, 4096, 4096, kCol, 0, kX3), cs128);
   EXPECT_EQ(chosen(36, 7672, 1728, kCol, 0, kX3), cs64);  // 60 tiles of 64x128
-  EXPECT_EQ(chosen(2502, 24, 640, kCol, 0, kX3), cs64);   // the long side is A's (row-major)
+  // the long side is A's (row-major); past a wave of 32x32 tiles (under it, at K <= 2048, rung
+  // 28: Fp32TinyProductsTakeRung28)
+  EXPECT_EQ(chosen(4502, 24, 640, kCol, 0, kX3), cs64);
   EXPECT_EQ(chosen(3384, 42, 6316, kRow, 0, kX3), cs64);
   // the long side's A column-major (M-major): its fragments are read from either layout
   EXPECT_EQ(chosen_in(4096, 64, 4096, kCol, kRow, kRow, kX3), cs64);
@@ -314,7 +320,9 @@ TEST(AutoRule, Fp32NarrowLongKTakesRung29) {
                      std::to_string(static_cast<int>(lc)));
         EXPECT_EQ(chosen_in(32, 4533, 1297, la, lb, lc, kX3), mma);
         EXPECT_EQ(chosen_in(5891, 29, 4519, la, lb, lc, kX3), mma);
-        EXPECT_EQ(chosen_in(12, 2048, 1024, la, lb, lc, kX3), mma);
+        // (12 x 2048 x 1024 and others of K <= 2048 over at most a wave of 32x32 tiles: rung 28,
+        // Fp32TinyProductsTakeRung28)
+        EXPECT_EQ(chosen_in(12, 4300, 1024, la, lb, lc, kX3), mma);
         EXPECT_EQ(chosen_in(24, 6000, 5000, la, lb, lc, kX3, 0, 1), mma);  // odd pitches
       }
     }
@@ -482,16 +490,19 @@ TEST(AutoRule, SmallProductsTakeRung24) {
              {300, 1, 200}}) {
       EXPECT_NE(chosen_for(t, s[0], s[1], s[2]), kSmall) << s[0] << "x" << s[1] << "x" << s[2];
     }
-    // 2^24 multiply-adds (256^3 exactly) up to 2^25: fp32 only
-    EXPECT_EQ(chosen_for(t, 256, 256, 256) == kSmall, t.ab == DType::kF32);
-    EXPECT_EQ(chosen_for(t, 1733, 31, 375) == kSmall, t.ab == DType::kF32);
+    // 2^24 multiply-adds up to 2^25: fp32 only, outside rung 28's fp32 class (fewer than 48
+    // tiles at K of 257..512, at most 8 tiles at K past 512; 256^3 and 1733 x 31 x 375 are in it:
+    // Fp32TinyProductsTakeRung28)
+    EXPECT_EQ(chosen_for(t, 160, 256, 500) == kSmall, t.ab == DType::kF32);
+    EXPECT_EQ(chosen_for(t, 64, 128, 3000) == kSmall, t.ab == DType::kF32);
   }
 }
 
 // A small product (rung 24's class, at most one 32x32 tile per SM) with K of 49..80 in bf16 and
 // f16, once rung 27's 64x64 tile, takes rung 28's 16x8 tile (at most 8 16x8 tiles per SM hold
 // every such product) at any pitch, with K of 81..128 rung 28's 32x32 tile (kTinyMma16); fp32 and
-// tf32 stay with rung 24 (no rung-28 instance computes them).
+// tf32 stay with rung 24 (no rung-28 instance computes tf32; fp32 takes rung 28 from K = 97 over
+// at least 32 tiles: 500 x 200 x 129).
 TEST(AutoRule, SmallProductsOfMidKTakeRung28In16BitTypes) {
   for (GemmTypes t : kFourTypes) {
     const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
@@ -505,7 +516,8 @@ TEST(AutoRule, SmallProductsOfMidKTakeRung28In16BitTypes) {
       EXPECT_EQ(chosen_for(t, 1025, 125, 81, pad), wide ? "small_32x32x32" : "tiny_mma_32x32");
       EXPECT_NE(chosen_for(t, 1025, 125, 81, pad), "small_mma_64x64");
     }
-    EXPECT_EQ(chosen_for(t, 500, 200, 129, 0), wide ? "small_32x32x32" : "tiny_mma_32x32");
+    EXPECT_EQ(chosen_for(t, 500, 200, 129, 0),
+              t.ab == DType::kTF32 ? "small_32x32x32" : "tiny_mma_32x32");
   }
 }
 
@@ -551,7 +563,6 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
                               {2, 2048, 2049},
                               {2502, 24, 2049},
                               {128, 256, 2048},
-                              {200, 150, 800},
                               {16, 103, 513},
                               {75, 20, 1024},
                               {2, 2187, 4097},
@@ -562,9 +573,14 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
                               {1, 200, 300},
                               {300, 1, 200}},
                        pad);
+      // 35 tiles of M and N of 128 or more at K = 800: not in 16-bit types, but in fp32's class
+      // (Fp32TinyProductsTakeRung28)
+      EXPECT_EQ(chosen_for(t, 200, 150, 800, pad) == "tiny_mma_32x32", t.ab == DType::kF32);
       // Past half the SMs with 9..32 columns and K <= 2048, rung 28 only where no tensor map
-      // reads the operands (the wgmma tile's rules come first: 2502 x 24 x 640 at a 16-byte pitch)
-      EXPECT_EQ(chosen_for(t, 2502, 24, 640, pad) == "tiny_mma_32x32", !wide && pad == 1);
+      // reads the operands (the wgmma tile's rules come first: 2502 x 24 x 640 at a 16-byte pitch);
+      // in fp32 at either pitch
+      EXPECT_EQ(chosen_for(t, 2502, 24, 640, pad) == "tiny_mma_32x32",
+                t.ab == DType::kF32 || (!wide && pad == 1));
       // sm_80: K past 512 stays off rung 28, K up to 512 does not
       EXPECT_NE(chosen_for(t, 16, 103, 1440, pad, 80), "tiny_mma_32x32");
       EXPECT_EQ(chosen_for(t, 89, 20, 170, pad, 80) == "tiny_mma_32x32", !wide);
@@ -674,6 +690,68 @@ TEST(AutoRule, TinyF32ProductsTakeRung2) {
                       GemmTypes{DType::kF16, DType::kF32}}) {
     EXPECT_NE(chosen_for(t, 9, 11, 66), "smem_tiled_t16") << gemm_types_name(t);
   }
+}
+
+// fp32 under three tf32 products (the default) takes rung 28's 32x32 tile (one block a tile, its
+// warps over K) with K of 97..512 over 32 (past K = 256: 48) to a wave of 32x32 tiles, and on
+// sm_90 its cluster split past K = 512 over 9 to a wave of tiles: K up to 2048 where M or N is
+// 9..24 (2..8: up to 1024, or 2048 over at most 48 tiles), else up to 1024 over at most 64 tiles;
+// ahead of rungs 24, 22, 21 and 29, at any pitch and layout. Not a tiny product (rung 2), K of 96,
+// fewer tiles, more tiles than SMs, a longer K or more tiles past K = 512, sm_80 past K = 512,
+// kSimt, or tf32.
+TEST(AutoRule, Fp32TinyProductsTakeRung28) {
+  const std::string tiny = "tiny_mma_32x32";
+  const GemmTypes f32{DType::kF32, DType::kF32};
+  const GemmTypes tf32{DType::kTF32, DType::kF32};
+  const Shapes in_class = {
+      // K of 97..512: the random seeds' rows, 256^3 (64 tiles) and 500 x 200 x 129 (112)
+      {2560, 11, 231},
+      {7, 2465, 216},
+      {1981, 8, 479},
+      {19, 2972, 450},
+      {515, 82, 138},
+      {256, 256, 256},
+      {500, 200, 129},
+      // past K = 512: narrow ones up to K = 2048, wider ones up to 1024 over at most 64 tiles
+      {2037, 4, 661},
+      {930, 2, 2032},
+      {1569, 23, 692},
+      {3166, 13, 1294},
+      {2502, 24, 640},
+      {12, 2048, 2048},
+      {200, 200, 1000}};
+  const Shapes out_of_class = {{81, 350, 110},     // a tiny product: rung 2
+                               {1000, 64, 96},     // K of 96
+                               {120, 120, 200},    // 16 tiles
+                               {200, 160, 350},    // 35 tiles past K = 256
+                               {400, 400, 200},    // 169 tiles
+                               {16, 3000, 2100},   // narrow past K = 2048
+                               {2530, 5, 1886},    // 2..8 lines over 80 tiles past K = 1024
+                               {200, 200, 1100},   // wider past K = 1024
+                               {64, 1500, 1000},   // wider over 94 tiles
+                               {64, 128, 1000},    // 8 tiles
+                               {24, 4300, 1000}};  // 135 tiles
+  for (std::int64_t pad : {0, 1}) {
+    for (const auto& s : in_class) {
+      EXPECT_EQ(chosen_for(f32, s[0], s[1], s[2], pad), tiny)
+          << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad;
+    }
+    expect_not_taken(f32, tiny, out_of_class, pad);
+    expect_not_taken(tf32, tiny, in_class, pad);
+  }
+  // every layout mix, and odd pitches of every operand
+  for (Layout la : {Layout::kRowMajor, Layout::kColMajor}) {
+    for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
+      for (Layout lc : {Layout::kRowMajor, Layout::kColMajor}) {
+        EXPECT_EQ(chosen_in(2560, 11, 231, la, lb, lc, Fp32Math::kThreeTf32, 0, 1), tiny);
+        EXPECT_EQ(chosen_in(1569, 23, 692, la, lb, lc, Fp32Math::kThreeTf32, 0, 1), tiny);
+        EXPECT_NE(chosen_in(2560, 11, 231, la, lb, lc, Fp32Math::kSimt), tiny);
+      }
+    }
+  }
+  // sm_80: K up to 512 only (no clusters)
+  EXPECT_EQ(chosen_for(f32, 2560, 11, 231, 0, 80), tiny);
+  EXPECT_NE(chosen_for(f32, 1569, 23, 692, 0, 80), tiny);
 }
 
 // fp32 K <= 8 over 32768 < M x N <= 2^19 takes rung 10's cute_simple (when CuTe is built), ahead
@@ -819,7 +897,7 @@ TEST(AutoRule, NineToSixteenColumnsReadDownColumnsInF32TakeNarrowN16) {
   EXPECT_EQ(pick(1807, 9, 5441, col, row, 0), "narrow_n16");
   EXPECT_EQ(pick(10, 5235, 6931, row, row, 0), "narrow_n16");
   EXPECT_EQ(pick(16, 6000, 1200, col, row, 1), "narrow_n16");
-  EXPECT_EQ(pick(12, 1500, 1024, col, row, 1), "narrow_n16");
+  EXPECT_EQ(pick(12, 4500, 1024, col, row, 1), "narrow_n16");
   // A 16-byte pitch of the wide operand (6000 floats), the wide operand K-contiguous (the row
   // kernel), 8 or 17 columns, K = 1023
   EXPECT_NE(pick(16, 6000, 1200, col, row, 0), "narrow_n16");
@@ -827,7 +905,7 @@ TEST(AutoRule, NineToSixteenColumnsReadDownColumnsInF32TakeNarrowN16) {
   EXPECT_NE(pick(5169, 16, 1413, row, row, 0), "narrow_n16");
   EXPECT_EQ(pick(5169, 8, 1413, col, row, 0), "narrow_n8");
   EXPECT_NE(pick(5169, 17, 1413, col, row, 0), "narrow_n16");
-  EXPECT_NE(pick(12, 1500, 1023, col, row, 1), "narrow_n16");
+  EXPECT_NE(pick(12, 4500, 1023, col, row, 1), "narrow_n16");
 }
 
 // bf16 and f16: K <= 64 under a C of 2..32 by 4096..8192 takes rung 27's 64x64 tile (after the
