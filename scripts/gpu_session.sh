@@ -516,6 +516,8 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
       echo "rung-25 kernels with HMMA: $(grep -c thin_k_mma "$R/sass_hmma.log")" | tee -a "$summary"
       echo "rung-27 kernels with HMMA: $(grep -c small_mma "$R/sass_hmma.log")" | tee -a "$summary"
       echo "rung-28 kernels with HMMA: $(grep -c tiny_mma "$R/sass_hmma.log")" | tee -a "$summary"
+      echo "rung-28 fp32 kernels with HMMA: $(grep -c 'tiny_mma.*Tf32Op' "$R/sass_hmma.log")" |
+        tee -a "$summary"
       echo "rung-29 kernels with HMMA: $(grep -c mma_3xtf32_kernel "$R/sass_hmma.log")" |
         tee -a "$summary"
       ;;

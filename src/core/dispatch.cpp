@@ -235,6 +235,12 @@ enum class When : std::uint8_t {
   // products over more tiles, or 2..8 lines over more tiles (whose clusters do not all fit, so
   // that a block walks the whole K) ran faster on those (perf-notes.md, "Rung 28 in fp32").
   kTinyMmaClusterF32,
+  // Its cluster split over a longer K (sm_90): M and N over 1 and M or N at most 48, 9 tiles up to
+  // a third of the SM count (a sixth where M or N is 2..4), 2048 < K <= 1024 min(8, SMs / tiles)
+  // (at most four rounds of loads a warp), A and B not both K-major: ahead of rungs 21, 22 and 29
+  // and the SIMT split tiles; rung 21's 4-column kernel stayed ahead on 2..4 lines over more
+  // tiles (perf-notes.md, "Rung 28 in fp32").
+  kTinyMmaLongKF32,
   // A tiny fp32 product: M and N over 1, K <= 128 and M x N <= 32768: rung 2's 16x16 shared-
   // memory tile, a block per 256 outputs walking the whole K, no split. Rung 24 splits K there
   // and pays the split's arrival and sum, and its 32x32 tiles give fewer blocks
@@ -370,7 +376,9 @@ struct Rule {
 //    tf32 products are allowed): rung 28's block per tile on mma.sync, ahead of the rules below;
 //    past K = 512 (kTinyMmaClusterF32, sm_90) over 9 to a wave of tiles, up to K = 2048 where M
 //    or N is 9..24 (2..8: over at most 48 tiles past K = 1024) and K = 1024 over at most 64
-//    tiles otherwise: its cluster split.
+//    tiles otherwise: its cluster split; past K = 2048 (kTinyMmaLongKF32) over 9 to a third of
+//    a wave of tiles (a sixth for 2..4 lines), M or N at most 48, K up to 1024 min(8, SMs /
+//    tiles), A and B not both K-major.
 //  - K <= 8 over a mid-sized C (kThinKMidF32): rung 10's cute_simple; 8 < K <= 48 over a
 //    mid-sized C that rung 22 would take (kShortKMidF32): rung 24's 64x64 tile.
 //  - a small product (kSmallProductF32, up to 2^25 multiply-adds): rung 24's one launch, which
@@ -412,6 +420,7 @@ constexpr Rule kSimtRules[] = {
     {When::kTinyF32, BNeeds::kAny, "smem_tiled", 16, 16, 16, false, ""},
     {When::kTinyMmaF32, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kTinyMmaClusterF32, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, "", 90},
+    {When::kTinyMmaLongKF32, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, "", 90},
     {When::kThinKMidF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
     {When::kThinKStripThinCF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kShortKMidF32, BNeeds::kAny, "small", 64, 64, 32, true, ""},
@@ -821,6 +830,13 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       }
       if (narrow <= 8) return p.k <= 1024 || (p.k <= 2048 && t <= 48);
       return narrow <= 24 ? p.k <= 2048 : p.k <= 1024 && t <= 64;
+    }
+    case When::kTinyMmaLongKF32: {
+      const std::int64_t t = tiles(p, 32, 32);
+      const std::int64_t narrow = std::min(p.m, p.n);
+      return fp32_math() == Fp32Math::kThreeTf32 && narrow > 1 && narrow <= 48 && t > 8 &&
+             (narrow <= 4 ? 6 : 3) * t <= sms && p.k > 2048 &&
+             p.k <= 1024 * std::min<std::int64_t>(8, sms / t) && !(a_k_major(p) && b_k_major(p));
     }
     case When::kTinyMmaF32: {
       const std::int64_t t = tiles(p, 32, 32);

@@ -696,9 +696,10 @@ TEST(AutoRule, TinyF32ProductsTakeRung2) {
 // warps over K) with K of 97..512 over 32 (past K = 256: 48) to a wave of 32x32 tiles, and on
 // sm_90 its cluster split past K = 512 over 9 to a wave of tiles: K up to 2048 where M or N is
 // 9..24 (2..8: up to 1024, or 2048 over at most 48 tiles), else up to 1024 over at most 64 tiles;
-// ahead of rungs 24, 22, 21 and 29, at any pitch and layout. Not a tiny product (rung 2), K of 96,
-// fewer tiles, more tiles than SMs, a longer K or more tiles past K = 512, sm_80 past K = 512,
-// kSimt, or tf32.
+// past K = 2048 over 9 to 44 tiles (2..4 lines: 22) with M or N at most 48, K up to 1024 min(8,
+// SMs / tiles), A and B not both K-major; ahead of rungs 24, 22, 21 and 29, at any pitch and
+// layout. Not a tiny product (rung 2), K of 96, fewer tiles, more tiles than SMs, a longer K or
+// more tiles past K = 512, sm_80 past K = 512, kSimt, or tf32.
 TEST(AutoRule, Fp32TinyProductsTakeRung28) {
   const std::string tiny = "tiny_mma_32x32";
   const GemmTypes f32{DType::kF32, DType::kF32};
@@ -749,6 +750,20 @@ TEST(AutoRule, Fp32TinyProductsTakeRung28) {
       }
     }
   }
+  // Past K = 2048 (kTinyMmaLongKF32): A M-major (the random seeds' 31 x 1026 x 3739 and 968 x 21
+  // x 3947) in, A and B both K-major out; 33 tiles reach K = 4096 (4 splits), not 4097; 2..4
+  // lines over 23 tiles out (1392 x 4: 44)
+  constexpr Fp32Math kX3 = Fp32Math::kThreeTf32;
+  constexpr Layout kRow = Layout::kRowMajor;
+  constexpr Layout kCol = Layout::kColMajor;
+  EXPECT_EQ(chosen_in(31, 1026, 3739, kCol, kRow, kCol, kX3), tiny);
+  EXPECT_EQ(chosen_in(968, 21, 3947, kCol, kCol, kRow, kX3), tiny);
+  EXPECT_EQ(chosen_in(31, 1026, 4096, kCol, kRow, kRow, kX3, 0, 1), tiny);
+  EXPECT_NE(chosen_in(31, 1026, 4097, kCol, kRow, kRow, kX3), tiny);
+  EXPECT_NE(chosen_in(31, 1026, 3739, kRow, kCol, kRow, kX3), tiny);
+  EXPECT_EQ(chosen_in(391, 2, 6072, kCol, kCol, kRow, kX3), tiny);
+  EXPECT_NE(chosen_in(1392, 4, 2204, kCol, kCol, kCol, kX3), tiny);
+  EXPECT_NE(chosen_in(50, 1026, 3000, kCol, kRow, kCol, kX3), tiny);  // 50 lines
   // sm_80: K up to 512 only (no clusters)
   EXPECT_EQ(chosen_for(f32, 2560, 11, 231, 0, 80), tiny);
   EXPECT_NE(chosen_for(f32, 1569, 23, 692, 0, 80), tiny);
