@@ -241,6 +241,12 @@ enum class When : std::uint8_t {
   // and the SIMT split tiles; rung 21's 4-column kernel stayed ahead on 2..4 lines over more
   // tiles (perf-notes.md, "Rung 28 in fp32").
   kTinyMmaLongKF32,
+  // fp32 K of 10..32 under a column-major C of at most 1024 32x32 tiles, M and N over 1, past
+  // rung 25's strip, rung 24's 64x64 short-K tile and its small products: rung 28's one warp a
+  // tile (C computed as its mirror), where the SIMT tuned and thin-K tiles took it; under a
+  // row-major C, over more tiles, at K < 10, or against rung 24's one launch those were as fast
+  // or faster (perf-notes.md, "Rung 28 in fp32").
+  kTinySoloColCF32,
   // A tiny fp32 product: M and N over 1, K <= 128 and M x N <= 32768: rung 2's 16x16 shared-
   // memory tile, a block per 256 outputs walking the whole K, no split. Rung 24 splits K there
   // and pays the split's arrival and sum, and its 32x32 tiles give fewer blocks
@@ -382,7 +388,8 @@ struct Rule {
 //  - K <= 8 over a mid-sized C (kThinKMidF32): rung 10's cute_simple; 8 < K <= 48 over a
 //    mid-sized C that rung 22 would take (kShortKMidF32): rung 24's 64x64 tile.
 //  - a small product (kSmallProductF32, up to 2^25 multiply-adds): rung 24's one launch, which
-//    the launch itself bounds.
+//    the launch itself bounds; past it, K of 10..32 under a column-major C of at most 1024
+//    32x32 tiles (kTinySoloColCF32): rung 28's one warp a tile.
 //  - M or N of 5..8 against K >= 512 (kNarrowTo8LongKF32): rung 21's 8-column narrow kernel; of
 //    9..16 against K >= 1024 where it reads the wide operand down its columns by elements
 //    (kNarrowTo16ColsF32): its 16-column kernel.
@@ -425,6 +432,7 @@ constexpr Rule kSimtRules[] = {
     {When::kThinKStripThinCF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
     {When::kShortKMidF32, BNeeds::kAny, "small", 64, 64, 32, true, ""},
     {When::kSmallProductF32, BNeeds::kAny, "small", 32, 32, 32, true, ""},
+    {When::kTinySoloColCF32, BNeeds::kAny, "tiny_mma", 32, 32, 32, true, ""},
     {When::kNarrowTo8LongKF32, BNeeds::kAny, "narrow", 32, 8, 0, true, ""},
     {When::kNarrowTo16ColsF32, BNeeds::kAny, "narrow", 32, 16, 0, true, ""},
     {When::kThinKStripF32, BNeeds::kAny, "thin_k_mma", 16, 512, 0, false, ""},
@@ -838,6 +846,9 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
              (narrow <= 4 ? 6 : 3) * t <= sms && p.k > 2048 &&
              p.k <= 1024 * std::min<std::int64_t>(8, sms / t) && !(a_k_major(p) && b_k_major(p));
     }
+    case When::kTinySoloColCF32:
+      return fp32_math() == Fp32Math::kThreeTf32 && p.c.layout == Layout::kColMajor && p.m > 1 &&
+             p.n > 1 && p.k >= 10 && p.k <= 32 && tiles(p, 32, 32) <= 1024;
     case When::kTinyMmaF32: {
       const std::int64_t t = tiles(p, 32, 32);
       return fp32_math() == Fp32Math::kThreeTf32 && p.m > 1 && p.n > 1 && p.k > 96 && p.k <= 512 &&

@@ -698,8 +698,9 @@ TEST(AutoRule, TinyF32ProductsTakeRung2) {
 // 9..24 (2..8: up to 1024, or 2048 over at most 48 tiles), else up to 1024 over at most 64 tiles;
 // past K = 2048 over 9 to 44 tiles (2..4 lines: 22) with M or N at most 48, K up to 1024 min(8,
 // SMs / tiles), A and B not both K-major; ahead of rungs 24, 22, 21 and 29, at any pitch and
-// layout. Not a tiny product (rung 2), K of 96, fewer tiles, more tiles than SMs, a longer K or
-// more tiles past K = 512, sm_80 past K = 512, kSimt, or tf32.
+// layout; and K of 10..32 under a column-major C of at most 1024 tiles, past rung 24's small
+// products (its one warp a tile). Not a tiny product (rung 2), K of 96, fewer tiles, more tiles
+// than SMs, a longer K or more tiles past K = 512, sm_80 past K = 512, kSimt, or tf32.
 TEST(AutoRule, Fp32TinyProductsTakeRung28) {
   const std::string tiny = "tiny_mma_32x32";
   const GemmTypes f32{DType::kF32, DType::kF32};
@@ -764,6 +765,18 @@ TEST(AutoRule, Fp32TinyProductsTakeRung28) {
   EXPECT_EQ(chosen_in(391, 2, 6072, kCol, kCol, kRow, kX3), tiny);
   EXPECT_NE(chosen_in(1392, 4, 2204, kCol, kCol, kCol, kX3), tiny);
   EXPECT_NE(chosen_in(50, 1026, 3000, kCol, kRow, kCol, kX3), tiny);  // 50 lines
+  // K of 10..32 under a column-major C of at most 1024 32x32 tiles, past rung 24's small
+  // products and the strip rule (kTinySoloColCF32): the random seeds' 161 x 2632 x 10 and held-out
+  // rows in; a row-major C, K of 9 or 33, 1025 tiles, or a small product (rung 24) out
+  EXPECT_EQ(chosen_in(161, 2632, 10, kRow, kCol, kCol, kX3), tiny);
+  EXPECT_EQ(chosen_in(1797, 287, 14, kRow, kCol, kCol, kX3, 0, 1), tiny);
+  EXPECT_EQ(chosen_in(115, 4475, 31, kCol, kRow, kCol, kX3), tiny);
+  EXPECT_NE(chosen_in(1797, 287, 14, kRow, kCol, kRow, kX3), tiny);
+  EXPECT_NE(chosen_in(1797, 287, 9, kRow, kCol, kCol, kX3), tiny);
+  EXPECT_NE(chosen_in(1797, 287, 33, kRow, kCol, kCol, kX3), tiny);
+  EXPECT_NE(chosen_in(1024, 1056, 16, kRow, kCol, kCol, kX3), tiny);  // 1056 tiles
+  EXPECT_EQ(chosen_in(29, 3876, 14, kCol, kCol, kCol, kX3), "small_32x32x32");
+  EXPECT_NE(chosen_in(161, 2632, 10, kRow, kCol, kCol, Fp32Math::kSimt), tiny);
   // sm_80: K up to 512 only (no clusters)
   EXPECT_EQ(chosen_for(f32, 2560, 11, 231, 0, 80), tiny);
   EXPECT_NE(chosen_for(f32, 1569, 23, 692, 0, 80), tiny);
