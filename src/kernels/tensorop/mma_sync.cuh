@@ -114,28 +114,21 @@ __device__ __forceinline__ void mma_3xtf32_step(float (&part)[MT][NT][4],
     big = __float_as_uint(s.x);
     small = __float_as_uint(s.y);
   };
-#pragma unroll
-  for (int i = 0; i < MT; ++i) {
-#pragma unroll
-    for (int r = 0; r < 4; ++r) split(a_raw[i][r], a_big[i][r], a_small[i][r]);
-  }
-#pragma unroll
-  for (int j = 0; j < NT; ++j) {
-#pragma unroll
-    for (int r = 0; r < 2; ++r) split(b_raw[j][r], b_big[j][r], b_small[j][r]);
-  }
-  if (magnitude >= kTf32FastLimit) {  // an Inf, a NaN or a rounding past FLT_MAX
+  // Every fragment value of the step, with the registers its parts go to.
+  const auto each_value = [&](auto&& f) {
 #pragma unroll
     for (int i = 0; i < MT; ++i) {
 #pragma unroll
-      for (int r = 0; r < 4; ++r) guarded(a_raw[i][r], a_big[i][r], a_small[i][r]);
+      for (int r = 0; r < 4; ++r) f(a_raw[i][r], a_big[i][r], a_small[i][r]);
     }
 #pragma unroll
     for (int j = 0; j < NT; ++j) {
 #pragma unroll
-      for (int r = 0; r < 2; ++r) guarded(b_raw[j][r], b_big[j][r], b_small[j][r]);
+      for (int r = 0; r < 2; ++r) f(b_raw[j][r], b_big[j][r], b_small[j][r]);
     }
-  }
+  };
+  each_value(split);
+  if (magnitude >= kTf32FastLimit) each_value(guarded);  // an Inf, a NaN or a rounding past FLT_MAX
 #pragma unroll
   for (int i = 0; i < MT; ++i) {
 #pragma unroll
