@@ -76,20 +76,28 @@ std::string chosen_for(GemmTypes t, std::int64_t m, std::int64_t n, std::int64_t
 
 using Shapes = std::vector<std::array<std::int64_t, 3>>;
 
-// Over `shapes` (M x N x K, A at a pitch `pad` past K), auto takes `kernel` for types `t` where
-// they are 16-bit and another kernel where they are tf32, or fp32 where `kernel` does not compute
-// fp32 (rung 28 does: its fp32 rules are Fp32TinyProductsTakeRung28's, not checked here).
-void expect_16bit_takes(GemmTypes t, const std::string& kernel, const Shapes& shapes,
-                        std::int64_t pad = 0) {
-  const bool wide = t.ab == DType::kF32 || t.ab == DType::kTF32;
-  const KernelInfo* const k = find_kernel(kernel);
-  ASSERT_NE(k, nullptr) << kernel;
-  if (t.ab == DType::kF32 && k->desc.computes(t)) return;
+// Over `shapes` (M x N x K, A at a pitch `pad` past K), auto takes `kernel` for types `t` if
+// `taken`, else another kernel.
+void expect_taken_if(bool taken, GemmTypes t, const std::string& kernel, const Shapes& shapes,
+                     std::int64_t pad) {
   for (const auto& s : shapes) {
     const std::string got = chosen_for(t, s[0], s[1], s[2], pad);
-    EXPECT_EQ(got == kernel, !wide)
+    EXPECT_EQ(got == kernel, taken)
         << s[0] << "x" << s[1] << "x" << s[2] << " pad " << pad << ": " << got;
   }
+}
+
+// ... where the types are 16-bit, and another kernel where they are fp32 or tf32.
+void expect_16bit_takes(GemmTypes t, const std::string& kernel, const Shapes& shapes,
+                        std::int64_t pad = 0) {
+  expect_taken_if(t.ab == DType::kBF16 || t.ab == DType::kF16, t, kernel, shapes, pad);
+}
+
+// ... where the types are 16-bit or fp32 (rung 28 computes fp32 as three tf32 products), and
+// another kernel where they are tf32.
+void expect_taken_but_tf32(GemmTypes t, const std::string& kernel, const Shapes& shapes,
+                           std::int64_t pad = 0) {
+  expect_taken_if(t.ab != DType::kTF32, t, kernel, shapes, pad);
 }
 
 // Over `shapes`, auto does not take `kernel` for types `t`.
@@ -526,7 +534,8 @@ TEST(AutoRule, SmallProductsOfMidKTakeRung28In16BitTypes) {
 // 512 < K <= 8192 over at most half the SMs' tiles, with K at most 1024 x min(8, SMs / tiles)
 // (its split over a cluster, at most four rounds of loads a warp), more than 8 tiles where
 // K <= 1024 and M or N under 128; at any
-// pitch, ahead of rungs 24, 27, 21 and 23. Not fp32 or tf32 (no rung-28 instance computes them),
+// pitch, ahead of rungs 24, 27, 21 and 23 (fp32 takes some of these by its own rules:
+// Fp32TinyProductsTakeRung28). Not tf32 (no rung-28 instance computes it),
 // not K < 8 or K > 8192, not K > 512 past those bounds or on sm_80 (no clusters), not more tiles
 // than SMs, not a matrix-vector product, not K <= 12 over at most 2^15 outputs (rung 1:
 // TinyShortK16BitProductsTakeRung1).
@@ -540,19 +549,22 @@ TEST(AutoRule, TinyProductsTakeRung28In16BitTypes) {
       expect_16bit_takes(t, "tiny_mma_32x32",
                          Shapes{{12, 47, 81},
                                 {58, 9, 87},
-                                {2369, 7, 144},
-                                {2768, 18, 264},
                                 {9, 1721, 83},
                                 {1025, 125, 96},
-                                {200, 300, 512},
                                 {2, 2, 300},
-                                {100, 100, 600},
                                 {16, 103, 1025},
                                 {129, 65, 1537},
-                                {8, 8, 8192},
-                                {127, 150, 800},
-                                {2, 2048, 1000}},
+                                {8, 8, 8192}},
                          pad);
+      // (fp32 too, by its own rules: Fp32TinyProductsTakeRung28)
+      expect_taken_but_tf32(t, "tiny_mma_32x32",
+                            Shapes{{2369, 7, 144},
+                                   {2768, 18, 264},
+                                   {200, 300, 512},
+                                   {100, 100, 600},
+                                   {127, 150, 800},
+                                   {2, 2048, 1000}},
+                            pad);
       // K past 8192 or under 8, more tiles than SMs, K <= 64 over more tiles than half the SMs,
       // K past 1024 x min(8, SMs / tiles) (64 tiles: 2048; 25 tiles: 5120), K of 513..1024
       // over at most 8 tiles, M and N both 128 or more past K = 512, past K = 512 more tiles than
