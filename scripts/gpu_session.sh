@@ -11,7 +11,7 @@
 #        residue residue-random small small-random small-mma tiny-mma host-cost thin-k-mma thin-k-f32 ncu-thin-k-mma narrow8-probe
 #        gemv-rows, ncu-tiny, tiny-solo, tiny-m16, tune-seeds, mma-3xtf32, ncu-mma3, narrow-wide, narrow-tiny-k, tiny-wide, naive16, ncu-narrow-elem, read-rate, targets,
 #        table-random, write-rate, short-off, split-sum, block, cluster-split, ncu-gemv, tune-mv,
-#        ncu-gemv-rows, tune-grid, ncu-narrow-aligned, tiny-frag, probe, bench-grid, ab and ab-random
+#        ncu-gemv-rows, tune-grid, ncu-narrow-aligned, tiny-frag, tiny-mma-f32, probe, bench-grid, ab and ab-random
 #        (this build against $BIN/tilegemm_old), and
 #        regress (every fp32 kernel at 4096^3) (default: all)
 set -uo pipefail
@@ -1622,7 +1622,7 @@ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"
     tiny-mma-f32)
       # Rung 28 in fp32 (three tf32 products): the GPU suite's tests of it (the sweep, one launch,
       # the cluster split, Inf/NaN and the largest finite), verified in five layout mixes at
-      # 16-byte, odd and 8-byte pitches with beta != 0 (K of 1..6000: one warp, eight warps, a
+      # 16-byte, odd and 8-byte pitches with beta != 0 (K of 1..6001: one warp, eight warps, a
       # cluster), memcheck, racecheck and synccheck.
       family_checks tiny_mma_f32 'tiny_mma_*' "f32:f32" \
         '*KernelSweep*/tiny_mma*:*TinyProducts*:*ShortSplitKIsOneCluster*:*ThreeTf32*' \
