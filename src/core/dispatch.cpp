@@ -583,18 +583,21 @@ bool off_sector(const ConstMatrixRef& x) {
   return static_cast<std::uint64_t>(x.ld) * dtype_bytes(x.dtype) % 32 == 16;
 }
 
-// Whether a tensor map can read x in place: a 16-byte-aligned base and pitch (the tune cache's
-// alignment class 16).
-bool pitch_16b(const ConstMatrixRef& x) {
+// The bytes that divide both x's base and its pitch, up to 16 (the tune cache's alignment class).
+int alignment_of(const ConstMatrixRef& x) {
   return tune::alignment_class(reinterpret_cast<std::uintptr_t>(x.data), x.ld,
-                               dtype_bytes(x.dtype)) == 16;
+                               dtype_bytes(x.dtype));
+}
+
+// Whether a tensor map can read x in place: a 16-byte-aligned base and pitch.
+bool pitch_16b(const ConstMatrixRef& x) {
+  return alignment_of(x) == 16;
 }
 
 // A base and pitch of at least 4-byte alignment: rung 28 loads a K-contiguous operand's element
 // pairs as one word there.
 bool pitch_4b(const ConstMatrixRef& x) {
-  return tune::alignment_class(reinterpret_cast<std::uintptr_t>(x.data), x.ld,
-                               dtype_bytes(x.dtype)) >= 4;
+  return alignment_of(x) >= 4;
 }
 
 // A and B at 16-byte pitches: the wgmma tiles read both by tensor maps in place.
