@@ -17,12 +17,8 @@ Usage: scripts/bench_grid_summary.py --focus KERNEL [--by narrow,long,k] RESULT.
 import argparse
 import collections
 import json
-import math
 
-
-def geomean(xs):
-    xs = list(xs)
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+from random_summary import geomean
 
 
 def rows_of(paths):
