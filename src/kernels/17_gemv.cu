@@ -20,9 +20,11 @@
 //    column kernel splits only as far as that block's sum stays short (or 2 blocks per SM). A
 //    short column's splits, where they fit one thread-block cluster, are that cluster instead and
 //    add their sums through shared memory (cluster_split.cuh).
-//  - Any alignment: 16-byte pieces wherever A's base and leading dimension (and, row-major, x)
-//    allow it, each read as one 16-byte load or as two or four narrower ones (a pitch of 8 or 4
-//    bytes), element loads (still coalesced, a round of them in flight) elsewhere. fp32
+//  - Any alignment. Column-major A: 16-byte pieces wherever A's base and leading dimension allow
+//    it, each read as one 16-byte load or as two or four narrower ones (a pitch of 8 or 4 bytes),
+//    element loads (still coalesced, a round of them in flight) elsewhere. Row-major 16-bit A at
+//    any other pitch or base: each row in the aligned 16-byte pieces inside it, a block's rows
+//    all of one shift, x staged in shared memory at that shift. fp32
 //    accumulation in every type; tf32 problems are computed in fp32 (more precise than asked; the
 //    matrix stream, not the math, sets the speed).
 // Floor and outcome: docs/perf-notes.md, "Rung 17".
@@ -32,6 +34,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <type_traits>
 
 #include "../core/device_runtime.hpp"
@@ -67,6 +70,7 @@ struct GemvArgs {
                        // are read W bytes a load (column kernel), else element by element
   int clustered;       // the splits of an output block are one cluster (cluster_split.cuh)
   int col_rows;        // column kernel: rows a block owns (R = 64 V, or 32: column_rows)
+  int period;          // staged row kernel: rows from a row to the next at the same 16-byte shift
 };
 
 using stream::Load;
@@ -92,22 +96,40 @@ __device__ __forceinline__ float sum_splits(const GemvArgs& g, int row, unsigned
   return s;
 }
 
+// The row kernels' end: the warp's lanes' sums of row `row` (where `here`) added by a shuffle
+// tree, then C's element finished, or with K split the split's partial sum written and, in the
+// last block of the row block to arrive, every split's added in split order. Every thread of the
+// block calls it (the split's arrival is a block barrier).
+template <class CT>
+__device__ __forceinline__ void finish_row(const GemvArgs& g, int row, bool here, int lane,
+                                           float acc) {
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+  const bool writes = here && lane == 0;
+  if (gridDim.y == 1) {
+    if (writes) finish<CT>(g, row, acc);
+    return;
+  }
+  if (writes) g.partial[static_cast<std::int64_t>(blockIdx.y) * g.m + row] = acc;
+  if (!stream::last_split(g.counters) || !here) return;
+  // The warp adds its row's splits: lane l those congruent to l mod 32, then a fixed shuffle tree
+  // (the same order every run).
+  float s = sum_splits(g, row, static_cast<unsigned>(lane), 32u);
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
+  if (lane == 0) finish<CT>(g, row, s);
+}
+
 // A whole 16-byte piece at p as 16 / W loads of W bytes (W = 16, 8 or 4: the widest access the
 // base and pitch align; 16-bit elements at a pitch of 4 or 8 bytes read two or four at a time):
-// streaming loads for the matrix (read once), cached ones for the vector (Stream false: every
-// row or column block reads it).
+// streaming loads for the matrix (read once); Stream false, one cached 16-byte load, for the
+// vector (every row block reads it).
 template <int W, bool Stream = true>
 __device__ __forceinline__ uint4 load_piece(const void* p) {
   static_assert(W == 16 || W == 8 || W == 4, "16, 8 or 4 bytes a load");
+  static_assert(Stream || W == 16, "the vector is read in 16-byte loads");
   if constexpr (!Stream) {
-    using Word = std::conditional_t<W == 16, uint4, std::conditional_t<W == 8, uint2, unsigned>>;
-    const Word* const q = static_cast<const Word*>(p);
-    Word w[16 / W];
-#pragma unroll
-    for (int i = 0; i < 16 / W; ++i) w[i] = q[i];
-    uint4 piece;
-    memcpy(&piece, w, sizeof(piece));
-    return piece;
+    return *static_cast<const uint4*>(p);
   } else if constexpr (W == 16) {
     return load_stream(p);
   } else if constexpr (W == 8) {
@@ -120,15 +142,19 @@ __device__ __forceinline__ uint4 load_piece(const void* p) {
   }
 }
 
-// A row-major: warp w of block b computes row 8 b + w over split blockIdx.y of K. W: the bytes a
-// load of A's and x's 16-byte pieces takes (16; for 16-bit elements also 8 or 4: the widest that
-// A's base and pitch and x's base align, load_piece); where none does g.vec is clear and the row
-// is read element by element.
-template <class E, class CT, int W>
+// 16-bit element loads (row kernel): a round of kElemRound a lane, all issued before the first
+// FMA. A row part of at most one round (32 kElemRound elements) is read that way whole: one round
+// trip, where pieces and then the last elements took two.
+constexpr int kElemRound = 8;
+
+// A row-major: warp w of block b computes row 8 b + w over split blockIdx.y of K, in 16-byte
+// pieces of A and x where both are 16-byte aligned (A's base and pitch, x's base, x contiguous:
+// g.vec), else element by element: fp32, and 16-bit rows of at most one round of element loads or
+// a strided x (longer 16-bit rows at a contiguous x run gemv_rows_staged_kernel).
+template <class E, class CT>
 __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
   using L = Load<E>;
   constexpr int V = L::kVec;
-  static_assert(W == 16 || sizeof(E) == 2, "fp32 rows: 16-byte pieces or elements");
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int row = static_cast<int>(blockIdx.x) * kWarps + warp;
@@ -139,42 +165,16 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
   const E* const x = static_cast<const E*>(g.x);
   float acc = 0.0f;
   std::int64_t tail = k0;
-  // 16-bit element loads: a round of kElemRound a lane, all issued before the first FMA (below).
-  // A row of at most one round is read that way whole: one round trip, where pieces and then
-  // the last elements took two.
-  constexpr int kElemRound = 8;
   if (g.vec && (sizeof(E) == 4 || k1 - k0 > 32 * kElemRound)) {
     const std::int64_t whole = k0 + (k1 - k0) / V * V;
-    if constexpr (W == 16) {
-      // The compiler's unrolling of this loop measured faster than loads gathered by hand.
+    // The compiler's unrolling of this loop measured faster than loads gathered by hand.
 #pragma unroll 4
-      for (std::int64_t kk = k0 + lane * V; kk < whole; kk += 32 * V) {
-        float av[V], xv[V];
-        L::vec(load_piece<16>(a + kk), av);
-        L::vec(load_piece<16, false>(x + kk), xv);
+    for (std::int64_t kk = k0 + lane * V; kk < whole; kk += 32 * V) {
+      float av[V], xv[V];
+      L::vec(load_piece<16>(a + kk), av);
+      L::vec(load_piece<16, false>(x + kk), xv);
 #pragma unroll
-        for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
-      }
-    } else {
-      // Pieces of narrower loads: the compiler's unrolling put each piece's FMAs right behind its
-      // loads (a few loads in flight); here kUnroll pieces' loads are issued before their FMAs.
-      for (std::int64_t kk = k0 + lane * V; kk < whole; kk += 32 * V * kUnroll) {
-        uint4 ra[kUnroll], rx[kUnroll];
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-          const std::int64_t k = kk + 32 * V * u;
-          ra[u] = k < whole ? load_piece<W>(a + k) : make_uint4(0, 0, 0, 0);
-          rx[u] = k < whole ? load_piece<W, false>(x + k) : make_uint4(0, 0, 0, 0);
-        }
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-          float av[V], xv[V];
-          L::vec(ra[u], av);
-          L::vec(rx[u], xv);
-#pragma unroll
-          for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
-        }
-      }
+      for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
     }
     tail = whole;
   }
@@ -205,21 +205,100 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
       }
     }
   }
-#pragma unroll
-  for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
-  const bool writes = here && lane == 0;
-  if (gridDim.y == 1) {
-    if (writes) finish<CT>(g, row, acc);
-    return;
+  finish_row<CT>(g, row, here, lane, acc);
+}
+
+// Pieces of x a staged row-kernel block holds at once (8 KiB of shared memory).
+constexpr int kStageWindow = 512;
+
+// 16-bit A row-major at any pitch and base, x contiguous: the row kernel's 16-byte loop, each row
+// read in the aligned 16-byte pieces that lie inside it. Row r starts (base + r lda) mod V
+// elements past a 16-byte boundary, a shift that repeats every g.period rows (V / gcd(lda, V)),
+// so block b takes rows of one shift only: group b / period of 8 period rows, warp w its row
+// b % period + period w. All its rows then meet x at the same offsets: the block stages its
+// split's x in shared memory as 16-byte pieces starting where the rows' pieces start (element
+// loads, a window of kStageWindow pieces at a time), and each lane reads one aligned piece of A
+// and one of shared memory a step, no shift in the loop; a window's first kUnroll pieces of A
+// are loaded before x is staged, so that the staging's round trip overlaps theirs. The elements
+// before a row's first boundary (the head, fewer than V) and after its last whole piece (the
+// tail) are one element load a lane.
+template <class E, class CT>
+__global__ void __launch_bounds__(kThreads) gemv_rows_staged_kernel(const GemvArgs g) {
+  using L = Load<E>;
+  constexpr int V = L::kVec;
+  static_assert(sizeof(E) == 2, "16-bit elements");
+  __shared__ uint4 xs[kStageWindow];
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int group = static_cast<int>(blockIdx.x) / g.period;
+  const int first = group * kWarps * g.period + static_cast<int>(blockIdx.x) % g.period;
+  const int row = first + g.period * warp;
+  const bool here = row < g.m;  // the warp has a row (no early return: the block syncs)
+  const int k0 = static_cast<int>(blockIdx.y) * g.k_chunk;
+  const int k1 = min(g.k, k0 + g.k_chunk);
+  // The head: elements from k0 to the first 16-byte boundary, the same count in each of the
+  // block's rows (computed from the address of its first row's, which need not be inside A).
+  const std::uint64_t start = reinterpret_cast<std::uintptr_t>(g.a) +
+                              (static_cast<std::uint64_t>(first) * g.lda + k0) * sizeof(E);
+  const int head = min(static_cast<int>(((16 - (start & 15)) & 15) / sizeof(E)), k1 - k0);
+  const int kp = k0 + head;  // the first piece
+  const int pieces = (k1 - kp) / V;
+  const int kt = kp + pieces * V;  // the tail
+  const E* const a = static_cast<const E*>(g.a) + static_cast<std::int64_t>(here ? row : 0) * g.lda;
+  const E* const x = static_cast<const E*>(g.x);
+  float acc = 0.0f;
+  if (here) {
+    const int kh = lane < head ? k0 + lane : kt + lane - head;  // a head or a tail element
+    if (kh < k1 && (lane < head || lane - head < k1 - kt)) {
+      acc = L::one(a + kh) * L::one(x + kh);
+    }
   }
-  if (writes) g.partial[static_cast<std::int64_t>(blockIdx.y) * g.m + row] = acc;
-  if (!stream::last_split(g.counters) || !here) return;
-  // The warp adds its row's splits: lane l those congruent to l mod 32, then a fixed shuffle tree
-  // (the same order every run).
-  float s = sum_splits(g, row, static_cast<unsigned>(lane), 32u);
+  const std::uint16_t* const xb = static_cast<const std::uint16_t*>(g.x) + kp;  // x contiguous
+  for (int w0 = 0; w0 < pieces; w0 += kStageWindow) {
+    const int n = min(kStageWindow, pieces - w0);
+    const E* const ap = a + kp + V * w0;
+    // The window's first kUnroll pieces of A a lane are in flight while x is staged.
+    uint4 ra[kUnroll];
 #pragma unroll
-  for (int off = 16; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
-  if (lane == 0) finish<CT>(g, row, s);
+    for (int u = 0; u < kUnroll; ++u) {
+      const int j = lane + 32 * u;
+      ra[u] = here && j < n ? load_stream(ap + V * j) : make_uint4(0, 0, 0, 0);
+    }
+    __syncthreads();  // the window before is read
+#pragma unroll 1
+    for (int t = static_cast<int>(threadIdx.x); t < n; t += kThreads) {
+      const std::uint16_t* const xp = xb + V * (w0 + t);
+      std::uint16_t e[V];
+#pragma unroll
+      for (int i = 0; i < V; ++i) e[i] = __ldg(xp + i);
+      uint4 piece;
+      memcpy(&piece, e, sizeof(piece));
+      xs[t] = piece;
+    }
+    __syncthreads();
+    if (here) {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int j = lane + 32 * u;
+        if (j < n) {
+          float av[V], xv[V];
+          L::vec(ra[u], av);
+          L::vec(xs[j], xv);
+#pragma unroll
+          for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
+        }
+      }
+#pragma unroll 4
+      for (int j = lane + 32 * kUnroll; j < n; j += 32) {
+        float av[V], xv[V];
+        L::vec(load_stream(ap + V * j), av);
+        L::vec(xs[j], xv);
+#pragma unroll
+        for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
+      }
+    }
+  }
+  finish_row<CT>(g, row, here, lane, acc);
 }
 
 // The lanes the column kernel gives a column of `live` rows at v rows a lane: the least power of
@@ -496,31 +575,39 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
 // The problem as the kernels see it: N = 1 (an M = 1 problem mirrored).
 Problem as_column(const Problem& p) { return p.n == 1 ? p : views::mirrored(p); }
 
-// The kernel's W (q as the kernels see it): the widest of 16, 8 and 4 bytes, at least an
-// element, that A's base and pitch align, and for the row kernel (`rows`) x's base too, x
-// contiguous, and in fp32 16 bytes only (its rows in 8- or 4-byte pieces measured slower than its
-// element loop on mid-sized rows: docs/perf-notes.md, "Rung 17's row kernel by pitch class"); 0
-// where none does (element loads, in the W = 16 kernel with g.vec clear: an instance of its own
-// without the piece path ran slower there, docs/perf-notes.md, "Rung 17's pitch classes").
+// The kernel's W (q as the kernels see it). Column kernel: the widest of 16, 8 and 4 bytes, at
+// least an element, that A's base and pitch align; 0 where none does (element loads, in the W = 16
+// kernel with g.vec clear: an instance of its own without the piece path ran slower there,
+// docs/perf-notes.md, "Rung 17's pitch classes"). Row kernel: 16 where A's base and pitch and x's
+// base are 16-byte aligned and x is contiguous, else 0 (elements, or the staged kernel).
 int piece_width(const Problem& q, bool rows) {
-  if (rows && strides_of(q.b.layout, q.b.ld).row != 1) return 0;
+  if (rows) {
+    return strides_of(q.b.layout, q.b.ld).row == 1 && views::aligned(q.a, 16) &&
+                   views::aligned(q.b.data, 16)
+               ? 16
+               : 0;
+  }
   const int elem = static_cast<int>(dtype_bytes(q.a.dtype));
-  const int narrowest = rows && elem == 4 ? 16 : elem;
   for (int w : {16, 8, 4}) {
-    if (w >= narrowest && views::aligned(q.a, w) && (!rows || views::aligned(q.b.data, w))) {
-      return w;
-    }
+    if (w >= elem && views::aligned(q.a, w)) return w;
   }
   return 0;
 }
 
-template <class E, class CT>
-auto rows_kernel(int w) {
-  if constexpr (sizeof(E) == 2) {
-    if (w == 8) return &gemv_rows_kernel<E, CT, 8>;
-    if (w == 4) return &gemv_rows_kernel<E, CT, 4>;
+// The staged row kernel's period where it runs (V / gcd(lda, V) rows: 1, 2, 4 or 8), 0 elsewhere.
+// It runs on 16-bit A that the row kernel cannot read in 16-byte pieces in place, x contiguous,
+// K longer than one round of element loads: there the row kernel read an element a load (two or
+// four a piece at pitches of 8 and 4 bytes). fp32 keeps the row kernel's element loop: staged, it
+// ran from 0.80 to 1.17 of that loop's time, no faster overall (docs/perf-notes.md, "gemv's row
+// kernel by shift class").
+int staged_period(const Problem& q, bool rows, int w) {
+  const int elem = static_cast<int>(dtype_bytes(q.a.dtype));
+  if (!rows || w == 16 || elem != 2 || q.k <= 32 * kElemRound ||
+      strides_of(q.b.layout, q.b.ld).row != 1) {
+    return 0;
   }
-  return &gemv_rows_kernel<E, CT, 16>;
+  constexpr int v = 8;  // 16-bit elements a piece
+  return v / std::gcd(static_cast<int>(q.a.ld % v), v);
 }
 
 template <class E, class CT>
@@ -535,6 +622,15 @@ auto cols_kernel(int w) {
     default:
       return &gemv_cols_kernel<E, CT, 16>;
   }
+}
+
+template <class E, class CT>
+auto gemv_kernel(bool rows, int w, int period) {
+  if (!rows) return cols_kernel<E, CT>(w);
+  if constexpr (sizeof(E) == 2) {
+    if (period > 0) return &gemv_rows_staged_kernel<E, CT>;
+  }
+  return &gemv_rows_kernel<E, CT>;
 }
 
 // The rows a column-kernel block owns: R = 64 V (two 16-byte pieces a lane, a warp on a column)
@@ -571,7 +667,9 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   g.incy = strides_of(q.c.layout, q.c.ld).row;
   const bool rows = views::a_k_contiguous(q);
   const int w = piece_width(q, rows);  // the kernel's load width
+  const int period = staged_period(q, rows, w);
   g.vec = w > 0;
+  g.period = period;
   // Row-major: a warp per row, splits of at least one unrolled round of vectors per lane, whole
   // lane-rounds; column-major: a block per col_rows rows, splits of at most one unrolled round of
   // columns per warp where they fit, and few enough that each thread of the last block to
@@ -582,7 +680,10 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   constexpr std::int64_t kMaxColSum = 16;
   const int col_rows = rows ? 0 : column_rows(q.m, q.k, sizeof(E), V);
   g.col_rows = col_rows;
-  const std::int64_t tiles = rows ? ceil_div(q.m, kWarps) : ceil_div(q.m, col_rows);
+  // Staged row kernel: each group of 8 period rows is `period` blocks, one a shift.
+  const std::int64_t tiles = period > 0 ? ceil_div(q.m, kWarps * period) * period
+                             : rows     ? ceil_div(q.m, kWarps)
+                                        : ceil_div(q.m, col_rows);
   // The column kernel's first row block: its rows inside M.
   const std::int64_t block_rows = std::min<std::int64_t>(q.m, col_rows);
   const std::int64_t col_groups = ceil_div(block_rows, 4);
@@ -591,7 +692,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // A short M's warp step covers 32 / column_lanes columns: a round is kUnroll steps of them.
   const int block_lanes = column_lanes(block_rows, V);
   const std::int64_t col_round = kUnroll * kWarps * (32 / block_lanes);
-  const auto kernel = rows ? rows_kernel<E, CT>(w) : cols_kernel<E, CT>(w);
+  const auto kernel = gemv_kernel<E, CT>(rows, w, period);
   const int wi = w == 8 ? 1 : w == 4 ? 2 : 0;  // the column kernel's W = 16, 8, 4
   // Row kernel: enough splits for 8 blocks an SM, the count rounded up (planned for the blocks
   // resident, rounded down, it measured no faster: docs/perf-notes.md, "Rung 17's split: one
@@ -647,7 +748,7 @@ const void* device_function_gemv(const Problem& p) {
   return with_types(p.types(), [&](auto e, auto ct) {
     using E = typename decltype(e)::type;
     using CT = typename decltype(ct)::type;
-    return rows ? kernel_address(rows_kernel<E, CT>(w)) : kernel_address(cols_kernel<E, CT>(w));
+    return kernel_address(gemv_kernel<E, CT>(rows, w, staged_period(q, rows, w)));
   });
 }
 

@@ -617,35 +617,74 @@ TEST(Library, GemvColumnKernelReadsEveryPitchClass) {
   }
 }
 
-// gemv's row kernel (A K-contiguous) reads 16-bit A's and x's 16-byte pieces with the widest
-// loads that A's base and pitch and x's base align (16, 8 or 4 bytes), or element by element, a
-// round of loads in flight, at an odd pitch or a strided x (in the 16-byte class's kernel); fp32
-// reads 16-byte pieces or elements in one kernel. Each load width must reach its own kernel and
-// every class come out right, with K not a multiple of a piece (the element tail), K split (40
-// rows) and beta != 0; K = 200 (at most one round of element loads a lane) reads elements only.
-TEST(Library, GemvRowKernelReadsEveryPitchClass) {
+// A case of gemv's row-kernel tests again with A moved `offset` elements past a 16-byte boundary
+// (a copy of A's elements in a buffer of its own): right against the same fp64 reference.
+void check_gemv_moved_a(Testbed& tb, std::int64_t offset, cudaStream_t stream) {
+  const Problem& p = tb.problem();
+  const auto es = static_cast<std::int64_t>(dtype_bytes(p.a.dtype));
+  const std::int64_t a_bytes = ((p.m - 1) * p.a.ld + p.k) * es;  // row-major A
+  void* moved = nullptr;
+  ASSERT_EQ(cudaMalloc(&moved, static_cast<std::size_t>(a_bytes + 16)), cudaSuccess);
+  unsigned char* const a_moved = static_cast<unsigned char*>(moved) + offset * es;
+  ASSERT_EQ(
+      cudaMemcpy(a_moved, p.a.data, static_cast<std::size_t>(a_bytes), cudaMemcpyDeviceToDevice),
+      cudaSuccess);
+  const CheckResult r = tb.run_and_check(
+      [&](const Problem& q0, cudaStream_t s) {
+        Problem q = q0;
+        q.a.data = a_moved;
+        return gemm(q, "gemv", s);
+      },
+      stream);
+  EXPECT_TRUE(r.passed) << "A " << offset << " elements past 16 bytes: " << r.detail;
+  ASSERT_EQ(cudaFree(moved), cudaSuccess);
+}
+
+// gemv's row kernel (A K-contiguous) reads A's and x's 16-byte pieces in place where A's base and
+// pitch and x's base are 16-byte aligned and x is contiguous, else element by element. 16-bit A
+// past K = 256 at a contiguous x runs the staged kernel instead: each row in the aligned pieces
+// inside it, a block's rows all of one shift, x staged in shared memory at that shift. So two
+// kernels in 16-bit types (one at K = 200), one in fp32, each right in every type at every shift:
+// pitches of K + 0..V-1 elements (every period), x at a stride of 2, A moved 1 and 3 elements past
+// a 16-byte base, with K not a multiple of a piece (heads and tails), K split (40 rows in fp32;
+// 2000 x 24000), a split of several staging windows (2000 x 24000) and beta != 0.
+TEST(Library, GemvRowKernelReadsEveryPitchAndShift) {
   TILEGEMM_REQUIRE_GPU();
   TILEGEMM_REQUIRE_KERNEL(gemv, "gemv");
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   for (GemmTypes types :
        {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
         GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
-    for (auto [m, k] : {std::pair<std::int64_t, std::int64_t>{3000, 1100}, {40, 1100}, {40, 200}}) {
+    const std::int64_t v = 16 / static_cast<std::int64_t>(dtype_bytes(types.ab));
+    for (auto [m, k] : {std::pair<std::int64_t, std::int64_t>{3000, 1100},
+                        {40, 1100},
+                        {40, 200},
+                        {2000, 24000}}) {
       std::set<const void*> kernels;
-      // ld k + pad: 16-bit pitches of 8, 16, 4 bytes and an odd one; fp32 of 16, 16, 8, 4 bytes.
-      // pad_b 1: x read at a stride of 2 (element loads whatever A's pitch).
-      for (auto [pad_a, pad_b] : {std::pair{0, 0}, {4, 0}, {2, 0}, {1, 0}, {4, 1}}) {
+      for (std::int64_t pad_a = 0; pad_a <= v; ++pad_a) {
         CaseSpec spec = spec_of(m, 1, k, 1.0f, 0.5f, types);
         spec.la = Layout::kRowMajor;
         spec.lb = Layout::kRowMajor;
-        spec.pad_a = pad_a;
-        spec.pad_b = pad_b;
+        spec.pad_a = pad_a % v;
+        spec.pad_b = pad_a == v ? 1 : 0;  // last: x at a stride of 2
+        spec.seed = static_cast<std::uint64_t>(pad_a + 1);
         ASSERT_NO_FATAL_FAILURE(check_gemv_case(*gemv, spec, kernels));
+        if (m == 3000 && pad_a < v) {
+          Testbed tb(spec);
+          ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+          SCOPED_TRACE(spec.to_string());
+          for (std::int64_t offset : {1, 3}) {
+            ASSERT_NO_FATAL_FAILURE(check_gemv_moved_a(tb, offset, stream));
+          }
+        }
       }
-      const std::size_t widths = dtype_bytes(types.ab) == 2 ? 3 : 1;
-      EXPECT_EQ(kernels.size(), widths)
-          << "M " << m << ", K " << k << ": one kernel per load width";
+      const bool staged = v == 8 && k > 256;  // 16-bit types past one round of element loads
+      EXPECT_EQ(kernels.size(), staged ? 2u : 1u)
+          << "M " << m << ", K " << k << ": in place and staged, or one kernel";
     }
   }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
 // Rung 21's narrow products read the wide operand in 16-byte pieces where its base and pitch are
