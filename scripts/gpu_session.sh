@@ -409,10 +409,11 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
       done
       ;;
     gemv-rows)
-      # gemv's row kernel by load width (perf-notes.md, "Rung 17's row kernel by pitch class"):
-      # the GPU suite's gemv tests, tilegemm verify over every type, five layout mixes (the row
-      # kernel wherever A, or B^T of an M = 1 product, is K-contiguous) at pitches of 16, 8 and 4
-      # bytes and odd ones, beta 0 and 0.5; memcheck and racecheck in bf16 and fp32 at odd pitches.
+      # gemv by pitch class (perf-notes.md, "gemv's row kernel by shift class" and "gemv's column
+      # kernel by shift class"): the GPU suite's gemv tests, tilegemm verify over every type, five
+      # layout mixes (the row kernel wherever A, or B^T of an M = 1 product, is K-contiguous, the
+      # column kernel elsewhere) at pitches of 16, 8 and 4 bytes and odd ones, beta 0 and 0.5;
+      # memcheck and racecheck in bf16 and fp32 at odd pitches, both kernels.
       run_step gemv_rows_tests "$TESTBIN/tilegemm_gpu_tests" \
         --gtest_filter='*KernelSweep*/gemv*:*Gemv*:*Skinny*'
       tail -3 "$R/gemv_rows_tests.log" | tee -a "$summary"
@@ -425,6 +426,11 @@ print('device-to-device copy of 1 GiB: %.0f GB/s (read + write)' % (2 * 20 * (1 
             374x1x2209 10x1x127 40x1x1100 1x7x1001
           sanitize_verify sanitize_gemv_rows.log "$tool" gemv "$ab" "col col col" 0,1,0 \
             1x4232x535 1x33x1001
+          # the shifted column kernel: A column-major at an odd pitch, B^T of a row-major B
+          sanitize_verify sanitize_gemv_rows.log "$tool" gemv "$ab" "col row col" 1,0,0 \
+            8392x1x1100 1100x1x777 16x1x777
+          sanitize_verify sanitize_gemv_rows.log "$tool" gemv "$ab" "row row row" 0,0,0 \
+            1x623x4718 1x42x1162
         done
       done
       grep -c "^ok " "$R/sanitize_gemv_rows.log" | sed "s/^/sanitize gemv_rows runs clean: /" |

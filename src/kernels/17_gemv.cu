@@ -20,11 +20,12 @@
 //    column kernel splits only as far as that block's sum stays short (or 2 blocks per SM). A
 //    short column's splits, where they fit one thread-block cluster, are that cluster instead and
 //    add their sums through shared memory (cluster_split.cuh).
-//  - Any alignment. Column-major A: 16-byte pieces wherever A's base and leading dimension allow
-//    it, each read as one 16-byte load or as two or four narrower ones (a pitch of 8 or 4 bytes),
-//    element loads (still coalesced, a round of them in flight) elsewhere. Row-major 16-bit A at
-//    any other pitch or base: each row in the aligned 16-byte pieces inside it, a block's rows
-//    all of one shift, x staged in shared memory at that shift. fp32
+//  - Any alignment. 16-byte pieces in place wherever A's base and leading dimension allow it
+//    (fp32 column-major A: also as two or four narrower loads at a pitch of 8 or 4 bytes). 16-bit
+//    A at any other pitch or base is still read in aligned 16-byte pieces: row-major, each row in
+//    the pieces inside it, a block's rows all of one shift, x staged in shared memory at that
+//    shift; column-major, each warp's columns (all of one shift) in the pieces from that shift
+//    before its block's rows, the sums realigned once in shared memory. fp32
 //    accumulation in every type; tf32 problems are computed in fp32 (more precise than asked; the
 //    matrix stream, not the math, sets the speed).
 // Floor and outcome: docs/perf-notes.md, "Rung 17".
@@ -67,7 +68,7 @@ struct GemvArgs {
   float* partial;      // partial sums (splits > 1): splits x m (rows), runs of R (columns)
   unsigned* counters;  // an arrival counter per row block (splits > 1)
   int vec;             // 16-byte loads of A and x are aligned (row kernel); A's whole pieces
-                       // are read W bytes a load (column kernel), else element by element
+                       // are read W bytes a load (in-place column kernel)
   int clustered;       // the splits of an output block are one cluster (cluster_split.cuh)
   int col_rows;        // column kernel: rows a block owns (R = 64 V, or 32: column_rows)
   int period;          // staged row kernel: rows from a row to the next at the same 16-byte shift
@@ -310,12 +311,83 @@ __host__ __device__ constexpr int column_lanes(std::int64_t live, int v) {
   return lanes;
 }
 
+// The column kernels' end: `sums` holds each warp's sums of the block's rows (rows 0..staged-1 of
+// the block, those at or past M neither read nor written out), added over the warps; then C's
+// elements finished, or with K split the split's run of partial sums written and, in the last
+// block of the row block to arrive, every split's added in split order, or the sums of a
+// cluster's splits added through shared memory. Every thread of the block calls it.
+template <class CT, int R>
+__device__ __forceinline__ void finish_cols(const GemvArgs& g, const float (*sums)[R], int staged,
+                                            int live, int block_row) {
+  __syncthreads();
+  // Split K: the block's R sums (zero past M; those past `staged` neither written nor read) are
+  // one contiguous run of its row block's partial sums, split y of row block x at
+  // (x gridDim.y + y) R, so that the last block to arrive reads every split's run in 16-byte
+  // pieces.
+  const unsigned splits = gridDim.y;
+  if (g.clustered) {
+    // The block's sums of its rows inside M, added over the cluster's splits.
+    __shared__ float mine[R];
+    for (int r = static_cast<int>(threadIdx.x); r < live; r += kThreads) {
+      float s = 0.0f;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) s += sums[w][r];
+      mine[r] = s;
+    }
+    cluster::sum_over_cluster(mine, live, [&](int e, float s) { finish<CT>(g, block_row + e, s); });
+    return;
+  }
+  float* const runs = g.partial + static_cast<std::int64_t>(blockIdx.x) * splits * g.col_rows;
+  for (int r = static_cast<int>(threadIdx.x); r < staged; r += kThreads) {
+    const int row = block_row + r;
+    float s = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) s += sums[w][r];
+    if (splits == 1) {
+      if (row < g.m) finish<CT>(g, row, s);
+    } else {
+      runs[static_cast<std::int64_t>(blockIdx.y) * g.col_rows + r] = row < g.m ? s : 0.0f;
+    }
+  }
+  if (splits == 1 || !stream::last_split(g.counters)) return;
+  // Only the row block's rows inside M are added (R is 64 V rows; a short M uses a few of them):
+  // its `groups` 16-byte groups, each over `shares` consecutive ranges of the splits. Thread t
+  // adds group t mod groups over share t / groups (in split order), then the shares are added in
+  // order: the same sum every run, with every thread of the block loading (hundreds of splits:
+  // a thread per row, one load at a time, made the sum longer than the second launch it
+  // replaced; docs/perf-notes.md, "One launch for split K").
+  const int groups = (live + 3) / 4;
+  const int shares = kThreads / groups;
+  __shared__ float4 share_sums[kThreads];
+  const int group = static_cast<int>(threadIdx.x) % groups;
+  const int share = static_cast<int>(threadIdx.x) / groups;
+  const unsigned per = (splits + shares - 1) / shares;
+  const unsigned i0 = min(splits, share * per);
+  const unsigned i1 = share < shares ? min(splits, i0 + per) : i0;
+  const float4* const run4 = reinterpret_cast<const float4*>(runs) + group;
+  float4 t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 8
+  for (unsigned i = i0; i < i1; ++i) {
+    stream::add4(t, __ldcg(run4 + static_cast<std::int64_t>(i) * (g.col_rows / 4)));
+  }
+  share_sums[threadIdx.x] = t;
+  __syncthreads();
+  if (share != 0) return;
+  t = stream::add_shares(t, share_sums, shares, groups, group);
+  const float out[4] = {t.x, t.y, t.z, t.w};
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const int row = block_row + 4 * group + e;
+    if (row < g.m) finish<CT>(g, row, out[e]);
+  }
+}
+
 // A column-major: block b owns rows R b .. R b + R - 1 (R = 64 V; on smaller matrices 32 rows,
 // g.col_rows, read as a short column below): lane l the V rows at R b + V (l + 32 j) for
 // j = 0, 1, so a warp reads 2 x 512 contiguous bytes of a column; warp w
 // takes columns k0 + w, k0 + w + 8, ... of split blockIdx.y. W: the bytes a load of A's whole
-// pieces takes (16, 8 or 4, as its base and pitch allow; load_piece); where none does (16-bit
-// elements at an odd pitch) g.vec is clear and the pieces are read element by element.
+// pieces takes (16; in fp32 also 8 or 4, as its base and pitch allow; load_piece). 16-bit A that
+// 16-byte loads cannot read in place runs gemv_cols_shifted_kernel.
 constexpr int kColPieces = 2;
 // The rows of a full column-kernel block (R): 32 lanes of kColPieces pieces of v rows.
 __host__ __device__ constexpr int full_block_rows(int v) { return 32 * v * kColPieces; }
@@ -436,13 +508,12 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
       }
     }
   } else {
-    // Element loads (16-bit A at an odd pitch, or the block's last rows): kElemUnroll columns'
-    // loads issued before their FMAs, as above (a column at a time waited a round trip per column;
-    // kUnroll columns of 16-bit elements took 128 registers, a quarter of the blocks per SM). (A
-    // cut block reading its whole pieces with load_piece raised the kernel's registers and lost
-    // more on every other block than it won, and as an instance of its own for one-block matrices
-    // lost on those too: docs/perf-notes.md, "Rung 17's pitch classes" and "Rung 17's one cut row
-    // block".)
+    // Element loads (the block's last rows): kElemUnroll columns' loads issued before their FMAs,
+    // as above (a column at a time waited a round trip per column; kUnroll columns of 16-bit
+    // elements took 128 registers, a quarter of the blocks per SM). (A cut block reading its whole
+    // pieces with load_piece raised the kernel's registers and lost more on every other block than
+    // it won, and as an instance of its own for one-block matrices lost on those too:
+    // docs/perf-notes.md, "Rung 17's pitch classes" and "Rung 17's one cut row block".)
     if constexpr (sizeof(E) == 4) {
       constexpr int kElemUnroll = 2;
       for (std::int64_t k = k0 + warp; k < k1; k += kWarps * kElemUnroll) {
@@ -509,77 +580,181 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
       for (int i = 0; i < V; ++i) sums[warp][V * (lane + 32 * j) + i] = acc[j][i];
     }
   }
-  __syncthreads();
-  // Split K: the block's R sums (zero past M; those past `staged` neither written nor read) are
-  // one contiguous run of its row block's partial sums, split y of row block x at
-  // (x gridDim.y + y) R, so that the last block to arrive reads every split's run in 16-byte
-  // pieces.
-  const unsigned splits = gridDim.y;
-  if (g.clustered) {
-    // The block's sums of its rows inside M, added over the cluster's splits.
-    __shared__ float mine[R];
-    for (int r = static_cast<int>(threadIdx.x); r < live; r += kThreads) {
-      float s = 0.0f;
+  finish_cols<CT, R>(g, sums, staged, live, block_row);
+}
+
+// A whole 16-byte piece of A at p (16-byte aligned), or its elements before `end` (A's last
+// element + 1) where it reaches past A: the shifted column kernel's pieces reach past their
+// column, and past A in its last column only.
+template <class E>
+__device__ __forceinline__ uint4 load_piece_in(const E* p, const E* end) {
+  constexpr int V = Load<E>::kVec;
+  if (p + V <= end) return load_stream(p);
+  return load_cut_piece<sizeof(E)>(p,
+                                   static_cast<int>(max(end - p, static_cast<std::ptrdiff_t>(0))));
+}
+
+// A column-major at a base or pitch that gemv_cols_kernel cannot read in 16-byte pieces in place.
+// Column k starts (base + k lda) mod V elements past a 16-byte boundary; warp w's columns
+// k0 + w + 8 j (k0 a multiple of 8) all start at the same shift s, so the warp reads them in the
+// aligned 16-byte pieces from row s before the block's first row: a lane's piece covers rows
+// V p - s .. V p - s + V - 1 of the block in every column, and its sums go to those rows of
+// sums[] once, after the loop (the slots outside the block's rows, which belong to its
+// neighbours, are dropped). So that the pieces still cover a block's rows at any shift, a block
+// owns V rows fewer than the pieces span (g.col_rows: 63 V or 24 / 28 rows), and a short
+// column's lanes cover V - 1 rows more than its live rows. A piece reaching past the matrix (the
+// last column's last rows) is read element by element up to its end; one wholly past the block's
+// rows is not read. Every element is read as part of a 16-byte load but those.
+template <class E, class CT>
+__global__ void __launch_bounds__(kThreads) gemv_cols_shifted_kernel(const GemvArgs g) {
+  using L = Load<E>;
+  constexpr int V = L::kVec;
+  constexpr int R = full_block_rows(V);
+  __shared__ float sums[kWarps][R];
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int k0 = static_cast<int>(blockIdx.y) * g.k_chunk;
+  const int k1 = min(g.k, k0 + g.k_chunk);
+  const E* const a = static_cast<const E*>(g.a);
+  const E* const x = static_cast<const E*>(g.x);
+  const E* const a_end = a + static_cast<std::int64_t>(g.k - 1) * g.lda + g.m;
+  const int block_row = static_cast<int>(blockIdx.x) * g.col_rows;
+  const int live = min(g.col_rows, g.m - block_row);  // the block's rows inside M
+  // The warp's shift, from its first column's address (k0 + warp may be past K: the same shift).
+  const std::uint64_t first_col =
+      reinterpret_cast<std::uintptr_t>(a) +
+      (static_cast<std::uint64_t>(k0 + warp) * g.lda + block_row) * sizeof(E);
+  const int shift = static_cast<int>((first_col & 15) / sizeof(E));
+  const E* const base = a + block_row - shift;  // the block's first aligned piece in column 0
+  const int lanes = column_lanes(live + V - 1, V);
+  // Every column but A's last in the loops, in whole pieces; the last column after them.
+  const int k_whole = min(k1, g.k - 1);
+  float acc[kColPieces][V] = {};
+  int staged;
+  if (lanes < 32) {
+    // A warp step covers `cols` = 32 / lanes of the warp's columns, 8 apart, lane l piece
+    // l % lanes of column l / lanes; kUnroll steps' loads before their FMAs; the lanes of a row
+    // piece then added by a fixed shuffle tree (all of them at the warp's shift).
+    const int cols = 32 / lanes;
+    const int piece = lane % lanes;
+    const int first = V * piece - shift;  // the piece's first row in the block
+    const bool reads = first < live;
+    const int step = kWarps * cols;
+    const int k_first = k0 + warp + kWarps * (lane / lanes);
+    // A's last column, if it is this lane's: loaded first, so that its round trip overlaps the
+    // loop's (after the loop it cost short columns a round trip of their own).
+    const int kl = g.k - 1;
+    const bool last = kl >= k_first && kl < k1 && (kl - k_first) % step == 0 && reads;
+    const uint4 rl =
+        last ? load_piece_in(base + static_cast<std::int64_t>(kl) * g.lda + V * piece, a_end)
+             : make_uint4(0, 0, 0, 0);
+    const float xl = last ? L::one(x + static_cast<std::int64_t>(kl) * g.incx) : 0.0f;
+    for (int k = k_first; k < k_whole; k += step * kUnroll) {
+      uint4 ra[kUnroll];
+      float xk[kUnroll];
 #pragma unroll
-      for (int w = 0; w < kWarps; ++w) s += sums[w][r];
-      mine[r] = s;
+      for (int u = 0; u < kUnroll; ++u) {
+        const int kk = k + step * u;
+        ra[u] = kk < k_whole && reads
+                    ? load_stream(base + static_cast<std::int64_t>(kk) * g.lda + V * piece)
+                    : make_uint4(0, 0, 0, 0);
+        xk[u] = kk < k_whole ? L::one(x + static_cast<std::int64_t>(kk) * g.incx) : 0.0f;
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        float av[V];
+        L::vec(ra[u], av);
+#pragma unroll
+        for (int i = 0; i < V; ++i) acc[0][i] = fmaf(av[i], xk[u], acc[0][i]);
+      }
     }
-    cluster::sum_over_cluster(mine, live, [&](int e, float s) { finish<CT>(g, block_row + e, s); });
-    return;
-  }
-  float* const runs = g.partial + static_cast<std::int64_t>(blockIdx.x) * splits * g.col_rows;
-  for (int r = static_cast<int>(threadIdx.x); r < staged; r += kThreads) {
-    const int row = block_row + r;
-    float s = 0.0f;
+    {
+      float av[V];
+      L::vec(rl, av);
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) s += sums[w][r];
-    if (splits == 1) {
-      if (row < g.m) finish<CT>(g, row, s);
-    } else {
-      runs[static_cast<std::int64_t>(blockIdx.y) * g.col_rows + r] = row < g.m ? s : 0.0f;
+      for (int i = 0; i < V; ++i) acc[0][i] = fmaf(av[i], xl, acc[0][i]);
+    }
+    for (int off = lanes; off < 32; off *= 2) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) acc[0][i] += __shfl_xor_sync(0xffffffffu, acc[0][i], off);
+    }
+    staged = min(V * lanes, g.col_rows);
+    if (lane < lanes) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        const int r = first + i;
+        if (r >= 0 && r < staged) sums[warp][r] = acc[0][i];
+      }
+    }
+  } else {
+    // Lane l: pieces l and l + 32 of each of the warp's columns, kUnroll columns' loads before
+    // their FMAs.
+    // A's last column, if it is this warp's: loaded first, as above.
+    const int kl = g.k - 1;
+    const bool last = kl >= k0 + warp && kl < k1 && (kl - k0 - warp) % kWarps == 0;
+    uint4 rl[kColPieces];
+#pragma unroll
+    for (int j = 0; j < kColPieces; ++j) {
+      rl[j] = last && V * (lane + 32 * j) - shift < live
+                  ? load_piece_in(
+                        base + static_cast<std::int64_t>(kl) * g.lda + V * lane + 32 * V * j, a_end)
+                  : make_uint4(0, 0, 0, 0);
+    }
+    const float xl = last ? L::one(x + static_cast<std::int64_t>(kl) * g.incx) : 0.0f;
+    for (int k = k0 + warp; k < k_whole; k += kWarps * kUnroll) {
+      uint4 ra[kUnroll][kColPieces];
+      float xk[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int kk = k + kWarps * u;
+        const E* const col = base + static_cast<std::int64_t>(kk) * g.lda + V * lane;
+#pragma unroll
+        for (int j = 0; j < kColPieces; ++j) {
+          ra[u][j] = kk < k_whole && V * (lane + 32 * j) - shift < live
+                         ? load_stream(col + 32 * V * j)
+                         : make_uint4(0, 0, 0, 0);
+        }
+        xk[u] = kk < k_whole ? L::one(x + static_cast<std::int64_t>(kk) * g.incx) : 0.0f;
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+        for (int j = 0; j < kColPieces; ++j) {
+          float av[V];
+          L::vec(ra[u][j], av);
+#pragma unroll
+          for (int i = 0; i < V; ++i) acc[j][i] = fmaf(av[i], xk[u], acc[j][i]);
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kColPieces; ++j) {
+      float av[V];
+      L::vec(rl[j], av);
+#pragma unroll
+      for (int i = 0; i < V; ++i) acc[j][i] = fmaf(av[i], xl, acc[j][i]);
+    }
+    staged = g.col_rows;
+#pragma unroll
+    for (int j = 0; j < kColPieces; ++j) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        const int r = V * (lane + 32 * j) - shift + i;
+        if (r >= 0 && r < staged) sums[warp][r] = acc[j][i];
+      }
     }
   }
-  if (splits == 1 || !stream::last_split(g.counters)) return;
-  // Only the row block's rows inside M are added (R is 64 V rows; a short M uses a few of them):
-  // its `groups` 16-byte groups, each over `shares` consecutive ranges of the splits. Thread t
-  // adds group t mod groups over share t / groups (in split order), then the shares are added in
-  // order: the same sum every run, with every thread of the block loading (hundreds of splits:
-  // a thread per row, one load at a time, made the sum longer than the second launch it
-  // replaced; docs/perf-notes.md, "One launch for split K").
-  const int groups = (live + 3) / 4;
-  const int shares = kThreads / groups;
-  __shared__ float4 share_sums[kThreads];
-  const int group = static_cast<int>(threadIdx.x) % groups;
-  const int share = static_cast<int>(threadIdx.x) / groups;
-  const unsigned per = (splits + shares - 1) / shares;
-  const unsigned i0 = min(splits, share * per);
-  const unsigned i1 = share < shares ? min(splits, i0 + per) : i0;
-  const float4* const run4 = reinterpret_cast<const float4*>(runs) + group;
-  float4 t = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-#pragma unroll 8
-  for (unsigned i = i0; i < i1; ++i) {
-    stream::add4(t, __ldcg(run4 + static_cast<std::int64_t>(i) * (g.col_rows / 4)));
-  }
-  share_sums[threadIdx.x] = t;
-  __syncthreads();
-  if (share != 0) return;
-  t = stream::add_shares(t, share_sums, shares, groups, group);
-  const float out[4] = {t.x, t.y, t.z, t.w};
-#pragma unroll
-  for (int e = 0; e < 4; ++e) {
-    const int row = block_row + 4 * group + e;
-    if (row < g.m) finish<CT>(g, row, out[e]);
-  }
+  finish_cols<CT, R>(g, sums, staged, live, block_row);
 }
 
 // The problem as the kernels see it: N = 1 (an M = 1 problem mirrored).
 Problem as_column(const Problem& p) { return p.n == 1 ? p : views::mirrored(p); }
 
 // The kernel's W (q as the kernels see it). Column kernel: the widest of 16, 8 and 4 bytes, at
-// least an element, that A's base and pitch align; 0 where none does (element loads, in the W = 16
-// kernel with g.vec clear: an instance of its own without the piece path ran slower there,
-// docs/perf-notes.md, "Rung 17's pitch classes"). Row kernel: 16 where A's base and pitch and x's
-// base are 16-byte aligned and x is contiguous, else 0 (elements, or the staged kernel).
+// least an element, that A's base and pitch align (16-bit below 16: the shifted kernel); 0 where
+// none does (16-bit A at an odd pitch: the shifted kernel). Row kernel: 16 where A's base and
+// pitch and x's base are 16-byte aligned and x is contiguous, else 0 (elements, or the staged
+// kernel).
 int piece_width(const Problem& q, bool rows) {
   if (rows) {
     return strides_of(q.b.layout, q.b.ld).row == 1 && views::aligned(q.a, 16) &&
@@ -610,17 +785,17 @@ int staged_period(const Problem& q, bool rows, int w) {
   return v / std::gcd(static_cast<int>(q.a.ld % v), v);
 }
 
+// The column kernel: in place where A's base and pitch are 16-byte aligned (fp32: 8 or 4 bytes
+// too, as narrower loads), else, in 16-bit types, shifted (docs/perf-notes.md, "gemv's column
+// kernel by shift class": fp32 shifted was no faster).
 template <class E, class CT>
 auto cols_kernel(int w) {
-  switch (w) {
-    case 16:
-      return &gemv_cols_kernel<E, CT, 16>;
-    case 8:
-      return &gemv_cols_kernel<E, CT, 8>;
-    case 4:
-      return &gemv_cols_kernel<E, CT, 4>;
-    default:
-      return &gemv_cols_kernel<E, CT, 16>;
+  if constexpr (sizeof(E) == 2) {
+    return w == 16 ? &gemv_cols_kernel<E, CT, 16> : &gemv_cols_shifted_kernel<E, CT>;
+  } else {
+    return w == 16  ? &gemv_cols_kernel<E, CT, 16>
+           : w == 8 ? &gemv_cols_kernel<E, CT, 8>
+                    : &gemv_cols_kernel<E, CT, 4>;
   }
 }
 
@@ -678,7 +853,9 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // than the stream on mid-sized matrices), unless that leaves fewer than 2 blocks per SM (few
   // row blocks: the stream then lost more than the sum saved).
   constexpr std::int64_t kMaxColSum = 16;
-  const int col_rows = rows ? 0 : column_rows(q.m, q.k, sizeof(E), V);
+  // The shifted column kernel's pieces span V rows more than its blocks own.
+  const bool shifted = !rows && w != 16 && sizeof(E) == 2;
+  const int col_rows = rows ? 0 : column_rows(q.m, q.k, sizeof(E), V) - (shifted ? V : 0);
   g.col_rows = col_rows;
   // Staged row kernel: each group of 8 period rows is `period` blocks, one a shift.
   const std::int64_t tiles = period > 0 ? ceil_div(q.m, kWarps * period) * period
@@ -686,14 +863,13 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
                                         : ceil_div(q.m, col_rows);
   // The column kernel's first row block: its rows inside M.
   const std::int64_t block_rows = std::min<std::int64_t>(q.m, col_rows);
-  const std::int64_t col_groups = ceil_div(block_rows, 4);
-  const std::int64_t col_cap =
-      std::max(kMaxColSum * kThreads / col_groups, ceil_div(2LL * runtime::sm_count(), tiles));
   // A short M's warp step covers 32 / column_lanes columns: a round is kUnroll steps of them.
-  const int block_lanes = column_lanes(block_rows, V);
+  const int block_lanes = column_lanes(block_rows + (shifted ? V - 1 : 0), V);
   const std::int64_t col_round = kUnroll * kWarps * (32 / block_lanes);
   const auto kernel = gemv_kernel<E, CT>(rows, w, period);
-  const int wi = w == 8 ? 1 : w == 4 ? 2 : 0;  // the column kernel's W = 16, 8, 4
+  const int wi = w == 16  ? 0
+                 : w == 8 ? 1
+                          : 2;  // the column kernel: in place at W = 16, 8, 4, or shifted
   // Row kernel: enough splits for 8 blocks an SM, the count rounded up (planned for the blocks
   // resident, rounded down, it measured no faster: docs/perf-notes.md, "Rung 17's split: one
   // wave"). Column kernel: splits until one wave of its resident blocks is full, the count
@@ -710,6 +886,9 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
         runtime::resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, resident[wi]);
     const std::int64_t wave = std::int64_t{per_sm} * runtime::sm_count() / tiles;
     const std::int64_t rounds = q.k >= 2 * col_round ? ceil_div(q.k, col_round) : 1;
+    const std::int64_t col_groups = ceil_div(block_rows, 4);
+    const std::int64_t col_cap =
+        std::max(kMaxColSum * kThreads / col_groups, ceil_div(2LL * runtime::sm_count(), tiles));
     sp = stream::split_k_in(std::min({wave, col_cap, rounds}), q.k, kWarps, kWarps);
   }
   // A short column's splits (the column kernel's, at most 16 V rows) as one cluster where they

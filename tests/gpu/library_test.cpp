@@ -589,40 +589,13 @@ void check_gemv_case(const KernelInfo& gemv, const CaseSpec& spec, std::set<cons
   EXPECT_TRUE(r.passed) << r.detail;
 }
 
-// gemv's column kernel reads A's whole 16-byte pieces with the widest loads A's base and pitch
-// align: 16, 8 or 4 bytes (two or four 16-bit elements a load), or element by element at an odd
-// pitch of 16-bit elements (in the 16-byte class's kernel). Each load width must reach its own
-// kernel and every class come out right, on a column of full lanes and on a short one, with K
-// split and beta != 0.
-TEST(Library, GemvColumnKernelReadsEveryPitchClass) {
-  TILEGEMM_REQUIRE_GPU();
-  TILEGEMM_REQUIRE_KERNEL(gemv, "gemv");
-  for (GemmTypes types : {GemmTypes{DType::kBF16, DType::kBF16},
-                          GemmTypes{DType::kF16, DType::kF32}, GemmTypes{DType::kF32, DType::kF32},
-                          GemmTypes{DType::kTF32, DType::kF32}}) {
-    // 8392 rows over K = 1100 (over 16 MiB: blocks of 64 V rows): whole row blocks (the piece
-    // loads) and a cut one of 200 rows (element loads); 1100 rows over K = 777: 32-row blocks (a
-    // few lanes a column); 16: a short column.
-    for (std::int64_t m : {8392, 1100, 16}) {
-      std::set<const void*> kernels;
-      // ld m + pad: pitches of 16, 8 and 4 bytes and (16-bit) an odd one.
-      for (std::int64_t pad : {4, 0, 2, 1}) {
-        CaseSpec spec = spec_of(m, 1, m == 8392 ? 1100 : 777, 1.0f, 0.5f, types);
-        spec.la = Layout::kColMajor;
-        spec.pad_a = pad;
-        ASSERT_NO_FATAL_FAILURE(check_gemv_case(*gemv, spec, kernels));
-      }
-      EXPECT_EQ(kernels.size(), 3u) << "M " << m << ": one kernel per load width";
-    }
-  }
-}
-
-// A case of gemv's row-kernel tests again with A moved `offset` elements past a 16-byte boundary
+// A case of gemv's tests again with A moved `offset` elements past a 16-byte boundary
 // (a copy of A's elements in a buffer of its own): right against the same fp64 reference.
 void check_gemv_moved_a(Testbed& tb, std::int64_t offset, cudaStream_t stream) {
   const Problem& p = tb.problem();
   const auto es = static_cast<std::int64_t>(dtype_bytes(p.a.dtype));
-  const std::int64_t a_bytes = ((p.m - 1) * p.a.ld + p.k) * es;  // row-major A
+  const bool a_rows = p.a.layout == Layout::kRowMajor;
+  const std::int64_t a_bytes = ((a_rows ? p.m : p.k) - 1) * p.a.ld * es + (a_rows ? p.k : p.m) * es;
   void* moved = nullptr;
   ASSERT_EQ(cudaMalloc(&moved, static_cast<std::size_t>(a_bytes + 16)), cudaSuccess);
   unsigned char* const a_moved = static_cast<unsigned char*>(moved) + offset * es;
@@ -638,6 +611,48 @@ void check_gemv_moved_a(Testbed& tb, std::int64_t offset, cudaStream_t stream) {
       stream);
   EXPECT_TRUE(r.passed) << "A " << offset << " elements past 16 bytes: " << r.detail;
   ASSERT_EQ(cudaFree(moved), cudaSuccess);
+}
+
+// gemv's column kernel (A M-contiguous) reads A's 16-byte pieces in place where A's base and pitch
+// are 16-byte aligned (fp32: as 8- or 4-byte loads at such pitches); elsewhere, in 16-bit types,
+// the shifted kernel reads each of a warp's columns (all of one shift) in the aligned pieces from
+// the shift before its block's rows, its blocks V rows shorter. Two kernels in 16-bit types,
+// three in fp32, each right in every type at every shift: pitches of M + 0..V-1 elements (every
+// period) and A moved 1 and 3 elements past a 16-byte base, on whole row blocks of 64 V rows
+// (8392 rows over K = 1100: over 16 MiB) with a cut last one, on 32-row blocks (1100 rows), on a
+// short column (16 rows), with K split and beta != 0; the last column's last piece reaches past A
+// (read element by element there).
+TEST(Library, GemvColumnKernelReadsEveryPitchAndShift) {
+  TILEGEMM_REQUIRE_GPU();
+  TILEGEMM_REQUIRE_KERNEL(gemv, "gemv");
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  for (GemmTypes types :
+       {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
+        GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
+    const std::int64_t v = 16 / static_cast<std::int64_t>(dtype_bytes(types.ab));
+    for (std::int64_t m : {8392, 1100, 16}) {
+      std::set<const void*> kernels;
+      for (std::int64_t pad = 0; pad < v; ++pad) {
+        CaseSpec spec = spec_of(m, 1, m == 8392 ? 1100 : 777, 1.0f, 0.5f, types);
+        spec.la = Layout::kColMajor;
+        spec.pad_a = pad;
+        spec.seed = static_cast<std::uint64_t>(pad + 1);
+        ASSERT_NO_FATAL_FAILURE(check_gemv_case(*gemv, spec, kernels));
+        if (pad == 0 || pad == 1) {
+          Testbed tb(spec);
+          ASSERT_TRUE(tb.init_status().ok()) << tb.init_status().message();
+          SCOPED_TRACE(spec.to_string());
+          for (std::int64_t offset : {1, 3}) {
+            ASSERT_NO_FATAL_FAILURE(check_gemv_moved_a(tb, offset, stream));
+          }
+        }
+      }
+      // 16-bit: in place and shifted; fp32: in place in 16-, 8- and 4-byte loads.
+      EXPECT_EQ(kernels.size(), v == 8 ? 2u : 3u) << "M " << m << ": one kernel per read";
+    }
+  }
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
 // gemv's row kernel (A K-contiguous) reads A's and x's 16-byte pieces in place where A's base and
