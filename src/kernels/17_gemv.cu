@@ -386,8 +386,9 @@ __device__ __forceinline__ void finish_cols(const GemvArgs& g, const float (*sum
 // g.col_rows, read as a short column below): lane l the V rows at R b + V (l + 32 j) for
 // j = 0, 1, so a warp reads 2 x 512 contiguous bytes of a column; warp w
 // takes columns k0 + w, k0 + w + 8, ... of split blockIdx.y. W: the bytes a load of A's whole
-// pieces takes (16; in fp32 also 8 or 4, as its base and pitch allow; load_piece). 16-bit A that
-// 16-byte loads cannot read in place runs gemv_cols_shifted_kernel.
+// pieces takes (16, 8 or 4, as its base and pitch allow; load_piece); where none does (16-bit
+// elements at an odd pitch) g.vec is clear and the pieces are read element by element. Most 16-bit
+// A that 16-byte loads cannot read in place runs gemv_cols_shifted_kernel instead (cols_shifted).
 constexpr int kColPieces = 2;
 // The rows of a full column-kernel block (R): 32 lanes of kColPieces pieces of v rows.
 __host__ __device__ constexpr int full_block_rows(int v) { return 32 * v * kColPieces; }
@@ -508,7 +509,8 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
       }
     }
   } else {
-    // Element loads (the block's last rows): kElemUnroll columns' loads issued before their FMAs,
+    // Element loads (16-bit A at an odd pitch, or the block's last rows): kElemUnroll columns'
+    // loads issued before their FMAs,
     // as above (a column at a time waited a round trip per column; kUnroll columns of 16-bit
     // elements took 128 registers, a quarter of the blocks per SM). (A cut block reading its whole
     // pieces with load_piece raised the kernel's registers and lost more on every other block than
@@ -751,9 +753,9 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_shifted_kernel(const GemvA
 Problem as_column(const Problem& p) { return p.n == 1 ? p : views::mirrored(p); }
 
 // The kernel's W (q as the kernels see it). Column kernel: the widest of 16, 8 and 4 bytes, at
-// least an element, that A's base and pitch align (16-bit below 16: the shifted kernel); 0 where
-// none does (16-bit A at an odd pitch: the shifted kernel). Row kernel: 16 where A's base and
-// pitch and x's base are 16-byte aligned and x is contiguous, else 0 (elements, or the staged
+// least an element, that A's base and pitch align; 0 where none does (16-bit A at an odd pitch).
+// Below 16, 16-bit A mostly runs the shifted kernel (cols_shifted). Row kernel: 16 where A's base
+// and pitch and x's base are 16-byte aligned and x is contiguous, else 0 (elements, or the staged
 // kernel).
 int piece_width(const Problem& q, bool rows) {
   if (rows) {
@@ -785,23 +787,30 @@ int staged_period(const Problem& q, bool rows, int w) {
   return v / std::gcd(static_cast<int>(q.a.ld % v), v);
 }
 
-// The column kernel: in place where A's base and pitch are 16-byte aligned (fp32: 8 or 4 bytes
-// too, as narrower loads), else, in 16-bit types, shifted (docs/perf-notes.md, "gemv's column
-// kernel by shift class": fp32 shifted was no faster).
+// Whether the column kernel runs shifted: 16-bit A that 16-byte loads cannot read in place, over a
+// K of at least 128 and at least 16 rows. fp32 shifted was no faster than its 8- and 4-byte loads;
+// a short K or M ran 1.03-1.25 of the in-place kernel's time, the pieces' extra rows and a
+// block's smaller share of them costing more than the loads saved (docs/perf-notes.md, "gemv's
+// column kernel by shift class").
+bool cols_shifted(const Problem& q, bool rows, int w) {
+  return !rows && w != 16 && dtype_bytes(q.a.dtype) == 2 && q.k >= 128 && q.m >= 16;
+}
+
+// The column kernel: shifted, or in place at W bytes a load (W = 0: element loads, in the W = 16
+// kernel with g.vec clear).
 template <class E, class CT>
-auto cols_kernel(int w) {
+auto cols_kernel(int w, bool shifted) {
   if constexpr (sizeof(E) == 2) {
-    return w == 16 ? &gemv_cols_kernel<E, CT, 16> : &gemv_cols_shifted_kernel<E, CT>;
-  } else {
-    return w == 16  ? &gemv_cols_kernel<E, CT, 16>
-           : w == 8 ? &gemv_cols_kernel<E, CT, 8>
-                    : &gemv_cols_kernel<E, CT, 4>;
+    if (shifted) return &gemv_cols_shifted_kernel<E, CT>;
   }
+  return w == 8   ? &gemv_cols_kernel<E, CT, 8>
+         : w == 4 ? &gemv_cols_kernel<E, CT, 4>
+                  : &gemv_cols_kernel<E, CT, 16>;
 }
 
 template <class E, class CT>
-auto gemv_kernel(bool rows, int w, int period) {
-  if (!rows) return cols_kernel<E, CT>(w);
+auto gemv_kernel(bool rows, int w, int period, bool shifted) {
+  if (!rows) return cols_kernel<E, CT>(w, shifted);
   if constexpr (sizeof(E) == 2) {
     if (period > 0) return &gemv_rows_staged_kernel<E, CT>;
   }
@@ -854,7 +863,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // row blocks: the stream then lost more than the sum saved).
   constexpr std::int64_t kMaxColSum = 16;
   // The shifted column kernel's pieces span V rows more than its blocks own.
-  const bool shifted = !rows && w != 16 && sizeof(E) == 2;
+  const bool shifted = cols_shifted(q, rows, w);
   const int col_rows = rows ? 0 : column_rows(q.m, q.k, sizeof(E), V) - (shifted ? V : 0);
   g.col_rows = col_rows;
   // Staged row kernel: each group of 8 period rows is `period` blocks, one a shift.
@@ -866,10 +875,8 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // A short M's warp step covers 32 / column_lanes columns: a round is kUnroll steps of them.
   const int block_lanes = column_lanes(block_rows + (shifted ? V - 1 : 0), V);
   const std::int64_t col_round = kUnroll * kWarps * (32 / block_lanes);
-  const auto kernel = gemv_kernel<E, CT>(rows, w, period);
-  const int wi = w == 16  ? 0
-                 : w == 8 ? 1
-                          : 2;  // the column kernel: in place at W = 16, 8, 4, or shifted
+  const auto kernel = gemv_kernel<E, CT>(rows, w, period, shifted);
+  const int wi = shifted ? 3 : w == 8 ? 1 : w == 4 ? 2 : 0;  // the column kernel's instance
   // Row kernel: enough splits for 8 blocks an SM, the count rounded up (planned for the blocks
   // resident, rounded down, it measured no faster: docs/perf-notes.md, "Rung 17's split: one
   // wave"). Column kernel: splits until one wave of its resident blocks is full, the count
@@ -881,7 +888,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   if (rows) {
     sp = stream::plan_split(tiles, q.k, 32 * V, kUnroll * 32LL * V, 8);
   } else {
-    static runtime::PerDeviceCount resident[3];
+    static runtime::PerDeviceCount resident[4];
     const int per_sm =
         runtime::resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, resident[wi]);
     const std::int64_t wave = std::int64_t{per_sm} * runtime::sm_count() / tiles;
@@ -894,7 +901,7 @@ cudaError_t launch_typed(const Problem& p, cudaStream_t stream) {
   // A short column's splits (the column kernel's, at most 16 V rows) as one cluster where they
   // fit one as planned; elsewhere the cluster measured no faster, or slower: the row kernel, full
   // row blocks, splits cut to a cluster's size (docs/perf-notes.md, "Split K in a cluster").
-  static cluster::ClusterFit cols_fit[3];
+  static cluster::ClusterFit cols_fit[4];
   const bool clustered =
       !rows && block_lanes < 32 &&
       cluster::plan(sp, tiles, q.k, kWarps, col_round, 1, reinterpret_cast<const void*>(kernel),
@@ -927,7 +934,8 @@ const void* device_function_gemv(const Problem& p) {
   return with_types(p.types(), [&](auto e, auto ct) {
     using E = typename decltype(e)::type;
     using CT = typename decltype(ct)::type;
-    return kernel_address(gemv_kernel<E, CT>(rows, w, staged_period(q, rows, w)));
+    return kernel_address(
+        gemv_kernel<E, CT>(rows, w, staged_period(q, rows, w), cols_shifted(q, rows, w)));
   });
 }
 
