@@ -510,12 +510,12 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
     }
   } else {
     // Element loads (16-bit A at an odd pitch, or the block's last rows): kElemUnroll columns'
-    // loads issued before their FMAs,
-    // as above (a column at a time waited a round trip per column; kUnroll columns of 16-bit
-    // elements took 128 registers, a quarter of the blocks per SM). (A cut block reading its whole
-    // pieces with load_piece raised the kernel's registers and lost more on every other block than
-    // it won, and as an instance of its own for one-block matrices lost on those too:
-    // docs/perf-notes.md, "Rung 17's pitch classes" and "Rung 17's one cut row block".)
+    // loads issued before their FMAs, as above (a column at a time waited a round trip per
+    // column; kUnroll columns of 16-bit elements took 128 registers, a quarter of the blocks per
+    // SM). (A cut block reading its whole pieces with load_piece raised the kernel's registers and
+    // lost more on every other block than it won, and as an instance of its own for one-block
+    // matrices lost on those too: docs/perf-notes.md, "Rung 17's pitch classes" and "Rung 17's one
+    // cut row block".)
     if constexpr (sizeof(E) == 4) {
       constexpr int kElemUnroll = 2;
       for (std::int64_t k = k0 + warp; k < k1; k += kWarps * kElemUnroll) {
