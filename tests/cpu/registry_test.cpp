@@ -164,6 +164,72 @@ TEST(Registry, TinyMma16x8TakesKUpTo128) {
       Problem::make_typed(12, 47, 77, {DType::kTF32, DType::kF32}, f32, f32, f32)));
 }
 
+// gemv's kernel for a matrix-vector product is host logic (no device needed; nothing is
+// dereferenced): the in-place kernels where A's base and pitch (and, A row-major, x's base) are
+// 16-byte aligned; elsewhere, in 16-bit types, the staged row kernel past K = 256 at a contiguous
+// x, and the shifted column kernel past K = 128 over at least 16 rows; fp32 and the short products
+// keep the in-place kernels (their element or narrower loads). Each pitch and base offset must
+// land in its class, and the classes must be distinct kernels.
+TEST(Registry, GemvTakesItsKernelByPitchClass) {
+  alignas(16) static std::uint16_t buf[64];
+  const KernelInfo* gemv = find_kernel("gemv");
+  ASSERT_NE(gemv, nullptr);
+  const GemmTypes bf16{DType::kBF16, DType::kBF16};
+  // A row-major (N = 1): the row kernels. `x_ld` 2: x at a stride of 2.
+  const auto rows_fn = [&](std::int64_t k, std::int64_t pad, int offset, std::int64_t x_ld = 1) {
+    Problem p = Problem::make_typed(300, 1, k, bf16, buf + offset, buf, buf);
+    p.a.ld += pad;
+    p.b.ld = x_ld;
+    return gemv->device_function(p);
+  };
+  const void* const rows_aligned = rows_fn(1104, 0, 0);  // ld 1104: a 16-byte pitch
+  const void* const rows_staged = rows_fn(1101, 0, 0);   // ld 1101: odd
+  EXPECT_NE(rows_aligned, rows_staged);
+  for (std::int64_t pad = 0; pad < 8; ++pad) {
+    for (int offset = 0; offset < 8; ++offset) {
+      const bool aligned = (1104 + pad) % 8 == 0 && offset == 0;
+      EXPECT_EQ(rows_fn(1104, pad, offset), aligned ? rows_aligned : rows_staged)
+          << "row-major, pad " << pad << ", offset " << offset;
+      // K = 200: one round of element loads, in the in-place kernel at every pitch
+      EXPECT_EQ(rows_fn(200, pad, offset), rows_aligned) << "K 200, pad " << pad;
+    }
+  }
+  EXPECT_EQ(rows_fn(1104, 1, 0, 2), rows_aligned) << "a strided x: element loads in place";
+  // A column-major (N = 1): the column kernels.
+  const auto cols_fn = [&](std::int64_t m, std::int64_t k, std::int64_t pad, int offset) {
+    Problem p =
+        Problem::make_typed(m, 1, k, bf16, buf + offset, buf, buf, 1.0f, 0.0f, Layout::kColMajor);
+    p.a.ld += pad;
+    return gemv->device_function(p);
+  };
+  const void* const cols_aligned = cols_fn(1104, 777, 0, 0);
+  const void* const cols_shifted = cols_fn(1105, 777, 0, 0);
+  const void* const cols_pitch8 = cols_fn(1100, 100, 0, 0);  // 2200 bytes: 8-byte loads
+  const void* const cols_pitch4 = cols_fn(1102, 100, 0, 0);  // 2204 bytes: 4-byte loads
+  const std::set<const void*> distinct{rows_aligned, rows_staged, cols_aligned,
+                                       cols_shifted, cols_pitch8, cols_pitch4};
+  EXPECT_EQ(distinct.size(), 6u);
+  for (std::int64_t pad = 0; pad < 8; ++pad) {
+    for (int offset = 0; offset < 8; ++offset) {
+      const bool aligned = (1104 + pad) % 8 == 0 && offset == 0;
+      EXPECT_EQ(cols_fn(1104, 777, pad, offset), aligned ? cols_aligned : cols_shifted)
+          << "column-major, pad " << pad << ", offset " << offset;
+      // A short column (M under 16) or a short K keeps the in-place kernels.
+      EXPECT_NE(cols_fn(8, 777, pad, offset), cols_shifted) << "M 8, pad " << pad;
+      EXPECT_NE(cols_fn(1104, 100, pad, offset), cols_shifted) << "K 100, pad " << pad;
+    }
+  }
+  // fp32 keeps the in-place kernels at every pitch.
+  alignas(16) static float f32[64];
+  for (std::int64_t pad = 0; pad < 4; ++pad) {
+    Problem rows = Problem::make(300, 1, 1100, f32, f32, f32);
+    rows.a.ld += pad;
+    EXPECT_EQ(gemv->device_function(rows),
+              gemv->device_function(Problem::make(300, 1, 1100, f32, f32, f32)))
+        << "fp32 row-major, pad " << pad;
+  }
+}
+
 TEST(KernelDesc, ArchitectureRange) {
   KernelDesc hopper_only;
   hopper_only.min_cc = 90;
