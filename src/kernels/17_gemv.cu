@@ -596,14 +596,15 @@ __device__ __forceinline__ uint4 load_piece_in(const E* p, const E* end) {
                                    static_cast<int>(max(end - p, static_cast<std::ptrdiff_t>(0))));
 }
 
-// A column-major at a base or pitch that gemv_cols_kernel cannot read in 16-byte pieces in place.
+// 16-bit A column-major at a base or pitch that gemv_cols_kernel cannot read in 16-byte pieces in
+// place (cols_shifted).
 // Column k starts (base + k lda) mod V elements past a 16-byte boundary; warp w's columns
 // k0 + w + 8 j (k0 a multiple of 8) all start at the same shift s, so the warp reads them in the
 // aligned 16-byte pieces from row s before the block's first row: a lane's piece covers rows
 // V p - s .. V p - s + V - 1 of the block in every column, and its sums go to those rows of
 // sums[] once, after the loop (the slots outside the block's rows, which belong to its
 // neighbours, are dropped). So that the pieces still cover a block's rows at any shift, a block
-// owns V rows fewer than the pieces span (g.col_rows: 63 V or 24 / 28 rows), and a short
+// owns V rows fewer than the pieces span (g.col_rows: 63 V or 24 rows), and a short
 // column's lanes cover V - 1 rows more than its live rows. A piece reaching past the matrix (the
 // last column's last rows) is read element by element up to its end; one wholly past the block's
 // rows is not read. Every element is read as part of a 16-byte load but those.
@@ -629,7 +630,8 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_shifted_kernel(const GemvA
   const int shift = static_cast<int>((first_col & 15) / sizeof(E));
   const E* const base = a + block_row - shift;  // the block's first aligned piece in column 0
   const int lanes = column_lanes(live + V - 1, V);
-  // Every column but A's last in the loops, in whole pieces; the last column after them.
+  // Every column but A's last in the loops, in whole pieces; the last column apart (its pieces
+  // loaded before the loops, added after them).
   const int k_whole = min(k1, g.k - 1);
   float acc[kColPieces][V] = {};
   int staged;
