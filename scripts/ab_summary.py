@@ -4,7 +4,7 @@ scripts/gpu_session.sh's `ab` step): result files named `<anything>ab_<old|new>_
 (or `rs_<old|new>_<repeat>_...json` for `bench --random` runs), every shape timed on both builds in
 several alternating repeats.
 
-Per shape it prints the median time of each build over its repeats (and the median host time per
+Per shape (its extents and pads) it prints the median time of each build over its repeats (and the median host time per
 call), cuBLAS's median in each build's runs, and new / old. Because a host's launch times drift
 between repeats, it also prints the shape's time over cuBLAS's in the same run, new over old
 (`norm`): a change shows there even where both sides moved together, and the geometric mean of
@@ -36,8 +36,11 @@ def load(paths):
         for r in json.load(open(path))["results"]:
             if r.get("median_ms") is None:
                 continue  # a kernel that could not run the shape (N/A)
+            # The pads are part of the shape: one extent at two pitches is two rows (the same
+            # shape at ld 8193 and ld 8196 are two kernels' rows, not one median of both).
             shape = (r.get("dtype", "f32"), r["layout_a"], r["layout_b"], r["layout_c"],
-                     r["m"], r["n"], r["k"])
+                     r["m"], r["n"], r["k"],
+                     (r.get("pad_a", 0), r.get("pad_b", 0), r.get("pad_c", 0)))
             if r["kernel"] == "cublas":
                 shapes[shape]["c"] = r["median_ms"]
             else:
@@ -87,8 +90,13 @@ def summarise(paths, worst):
         o_k, n_k = "/".join(old["chosen"]), "/".join(new["chosen"])
         return o_k if o_k == n_k else f"{o_k} -> {n_k}"
 
+    def shape_name(key):
+        """m x n x k, and the pads where any is set."""
+        m, n, k, pads = key[4:8]
+        return f"{m}x{n}x{k}" + (f" pad {','.join(map(str, pads))}" if any(pads) else "")
+
     for key, old, new, ratio, norm in table:
-        dtype, la, lb, lc, m, n, k, _ = key
+        dtype, la, lb, lc = key[:4]
         kernel = label(key, old, new)
 
         def us(values):
@@ -99,7 +107,7 @@ def summarise(paths, worst):
             v = median_or_none(values)
             return "-" if v is None else f"{v:.1f}"
 
-        print(f"{dtype:4s} {la},{lb},{lc} {m}x{n}x{k:<8d} {kernel:34s} "
+        print(f"{dtype:4s} {la},{lb},{lc} {shape_name(key):13s} {kernel:34s} "
               f"old {us(old['ms']):>7s} (host {host(old['host']):>5s}) "
               f"new {us(new['ms']):>7s} (host {host(new['host']):>5s})  "
               f"cublas {us(old['cublas'])}/{us(new['cublas'])}  new/old {ratio:.2f}"
@@ -113,7 +121,7 @@ def summarise(paths, worst):
     if worst:
         ranked = sorted((t[4], t[0], label(t[0], t[1], t[2])) for t in table if t[4])
         for norm, key, kernel in ranked[:worst] + ranked[-worst:]:
-            print(f"  norm {norm:.2f}  {' '.join(map(str, key[:-1]))} {kernel}")
+            print(f"  norm {norm:.2f}  {' '.join(map(str, key[:4]))} {shape_name(key)} {kernel}")
 
 
 def main():

@@ -74,3 +74,23 @@ def test_both_name_forms_are_read(tmp_path, prefix):
     rc, out = run(*files)
     assert rc == 0, out
     assert "new/old 0.50" in out
+
+
+def test_one_extent_at_two_pitches_is_two_rows(tmp_path):
+    # The same m x n x k at pads of A of 1 and 4 (two pitch classes, two kernels' rows): each its
+    # own row with its pads, not one median of both.
+    def row(ms, pad):
+        r = result("gemv", ms)
+        r["pad_a"] = pad
+        return r
+    files = [write(tmp_path, f"ab_{b}_1_bf16.json",
+                   [dict(result("cublas", 0.010), pad_a=1), row(0.020 if b == "old" else 0.010, 1),
+                    dict(result("cublas", 0.010), pad_a=4), row(0.012, 4)])
+             for b in ("old", "new")]
+    rc, out = run(*files)
+    assert rc == 0, out
+    one = next(l for l in out.splitlines() if "pad 1,0,0" in l)
+    four = next(l for l in out.splitlines() if "pad 4,0,0" in l)
+    assert "new/old 0.50" in one
+    assert "new/old 1.00" in four
+    assert "2 shapes;" in out
