@@ -70,7 +70,8 @@ struct GemvArgs {
   int vec;             // 16-byte loads of A and x are aligned (row kernel); A's whole pieces
                        // are read W bytes a load (in-place column kernel)
   int clustered;       // the splits of an output block are one cluster (cluster_split.cuh)
-  int col_rows;        // column kernel: rows a block owns (R = 64 V, or 32: column_rows)
+  int col_rows;        // column kernel: rows a block owns (R = 64 V, or 32: column_rows; V
+                       // fewer in the shifted kernel)
   int period;          // staged row kernel: rows from a row to the next at the same 16-byte shift
 };
 
@@ -302,6 +303,26 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_staged_kernel(const GemvAr
   finish_row<CT>(g, row, here, lane, acc);
 }
 
+// acc[i] += the V values of a 16-byte piece of a column times that column's element of x (the
+// column kernels' products).
+template <class E>
+__device__ __forceinline__ void add_piece(float (&acc)[Load<E>::kVec], uint4 piece, float xk) {
+  float av[Load<E>::kVec];
+  Load<E>::vec(piece, av);
+#pragma unroll
+  for (int i = 0; i < Load<E>::kVec; ++i) acc[i] = fmaf(av[i], xk, acc[i]);
+}
+
+// A short column's row pieces: lanes `lanes` apart hold the same rows of different columns, added
+// by a fixed shuffle tree (the same sum every run) into each of the first `lanes` lanes.
+template <int V>
+__device__ __forceinline__ void add_column_groups(float (&acc)[V], int lanes) {
+  for (int off = lanes; off < 32; off *= 2) {
+#pragma unroll
+    for (int i = 0; i < V; ++i) acc[i] += __shfl_xor_sync(0xffffffffu, acc[i], off);
+  }
+}
+
 // The lanes the column kernel gives a column of `live` rows at v rows a lane: the least power of
 // two that covers them, at most 32 (every lane of the warp on one column). The launch sizes its
 // split by it too.
@@ -438,12 +459,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
           xk[u] = kk < k1 ? L::one(x + kk * g.incx) : 0.0f;
         }
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-          float av[V];
-          L::vec(ra[u], av);
-#pragma unroll
-          for (int i = 0; i < V; ++i) acc[0][i] = fmaf(av[i], xk[u], acc[0][i]);
-        }
+        for (int u = 0; u < kUnroll; ++u) add_piece<E>(acc[0], ra[u], xk[u]);
       }
     } else {
       // A cut piece's elements (or every piece's, where A allows no whole-piece load) are loaded
@@ -474,10 +490,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
         }
       }
     }
-    for (int off = lanes; off < 32; off *= 2) {
-#pragma unroll
-      for (int i = 0; i < V; ++i) acc[0][i] += __shfl_xor_sync(0xffffffffu, acc[0][i], off);
-    }
+    add_column_groups(acc[0], lanes);
     if (lane < lanes) {
 #pragma unroll
       for (int i = 0; i < V; ++i) sums[warp][V * piece + i] = acc[0][i];
@@ -500,12 +513,7 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_kernel(const GemvArgs g) {
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
 #pragma unroll
-        for (int j = 0; j < kColPieces; ++j) {
-          float av[V];
-          L::vec(ra[u][j], av);
-#pragma unroll
-          for (int i = 0; i < V; ++i) acc[j][i] = fmaf(av[i], xk[u], acc[j][i]);
-        }
+        for (int j = 0; j < kColPieces; ++j) add_piece<E>(acc[j], ra[u][j], xk[u]);
       }
     }
   } else {
@@ -665,23 +673,10 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_shifted_kernel(const GemvA
         xk[u] = kk < k_whole ? L::one(x + static_cast<std::int64_t>(kk) * g.incx) : 0.0f;
       }
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        float av[V];
-        L::vec(ra[u], av);
-#pragma unroll
-        for (int i = 0; i < V; ++i) acc[0][i] = fmaf(av[i], xk[u], acc[0][i]);
-      }
+      for (int u = 0; u < kUnroll; ++u) add_piece<E>(acc[0], ra[u], xk[u]);
     }
-    {
-      float av[V];
-      L::vec(rl, av);
-#pragma unroll
-      for (int i = 0; i < V; ++i) acc[0][i] = fmaf(av[i], xl, acc[0][i]);
-    }
-    for (int off = lanes; off < 32; off *= 2) {
-#pragma unroll
-      for (int i = 0; i < V; ++i) acc[0][i] += __shfl_xor_sync(0xffffffffu, acc[0][i], off);
-    }
+    add_piece<E>(acc[0], rl, xl);
+    add_column_groups(acc[0], lanes);
     staged = min(V * lanes, g.col_rows);
     if (lane < lanes) {
 #pragma unroll
@@ -723,21 +718,11 @@ __global__ void __launch_bounds__(kThreads) gemv_cols_shifted_kernel(const GemvA
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
 #pragma unroll
-        for (int j = 0; j < kColPieces; ++j) {
-          float av[V];
-          L::vec(ra[u][j], av);
-#pragma unroll
-          for (int i = 0; i < V; ++i) acc[j][i] = fmaf(av[i], xk[u], acc[j][i]);
-        }
+        for (int j = 0; j < kColPieces; ++j) add_piece<E>(acc[j], ra[u][j], xk[u]);
       }
     }
 #pragma unroll
-    for (int j = 0; j < kColPieces; ++j) {
-      float av[V];
-      L::vec(rl[j], av);
-#pragma unroll
-      for (int i = 0; i < V; ++i) acc[j][i] = fmaf(av[i], xl, acc[j][i]);
-    }
+    for (int j = 0; j < kColPieces; ++j) add_piece<E>(acc[j], rl[j], xl);
     staged = g.col_rows;
 #pragma unroll
     for (int j = 0; j < kColPieces; ++j) {
@@ -777,8 +762,8 @@ int piece_width(const Problem& q, bool rows) {
 // It runs on 16-bit A that the row kernel cannot read in 16-byte pieces in place, x contiguous,
 // K longer than one round of element loads: there the row kernel read an element a load (two or
 // four a piece at pitches of 8 and 4 bytes). fp32 keeps the row kernel's element loop: staged, it
-// ran from 0.80 to 1.17 of that loop's time, no faster overall (docs/perf-notes.md, "gemv's row
-// kernel by shift class").
+// was faster on some shapes and slower on others, no faster overall (docs/perf-notes.md, "gemv's
+// row kernel by shift class").
 int staged_period(const Problem& q, bool rows, int w) {
   const int elem = static_cast<int>(dtype_bytes(q.a.dtype));
   if (!rows || w == 16 || elem != 2 || q.k <= 32 * kElemRound ||
@@ -791,9 +776,9 @@ int staged_period(const Problem& q, bool rows, int w) {
 
 // Whether the column kernel runs shifted: 16-bit A that 16-byte loads cannot read in place, over a
 // K of at least 128 and at least 16 rows. fp32 shifted was no faster than its 8- and 4-byte loads;
-// a short K or M ran 1.03-1.25 of the in-place kernel's time, the pieces' extra rows and a
-// block's smaller share of them costing more than the loads saved (docs/perf-notes.md, "gemv's
-// column kernel by shift class").
+// a short K or M ran slower shifted than in place, the pieces' extra rows and a block's smaller
+// share of them costing more than the loads saved (docs/perf-notes.md, "gemv's column kernel by
+// shift class").
 bool cols_shifted(const Problem& q, bool rows, int w) {
   return !rows && w != 16 && dtype_bytes(q.a.dtype) == 2 && q.k >= 128 && q.m >= 16;
 }
