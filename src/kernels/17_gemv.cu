@@ -144,6 +144,19 @@ __device__ __forceinline__ uint4 load_piece(const void* p) {
   }
 }
 
+// acc += the dot product of a 16-byte piece of a row of A and the matching piece of x (the row
+// kernels' products).
+template <class E>
+__device__ __forceinline__ float add_dot(float acc, uint4 a_piece, uint4 x_piece) {
+  constexpr int V = Load<E>::kVec;
+  float av[V], xv[V];
+  Load<E>::vec(a_piece, av);
+  Load<E>::vec(x_piece, xv);
+#pragma unroll
+  for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
+  return acc;
+}
+
 // 16-bit element loads (row kernel): a round of kElemRound a lane, all issued before the first
 // FMA. A row part of at most one round (32 kElemRound elements) is read that way whole: one round
 // trip, where pieces and then the last elements took two.
@@ -172,11 +185,7 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_kernel(const GemvArgs g) {
     // The compiler's unrolling of this loop measured faster than loads gathered by hand.
 #pragma unroll 4
     for (std::int64_t kk = k0 + lane * V; kk < whole; kk += 32 * V) {
-      float av[V], xv[V];
-      L::vec(load_piece<16>(a + kk), av);
-      L::vec(load_piece<16, false>(x + kk), xv);
-#pragma unroll
-      for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
+      acc = add_dot<E>(acc, load_piece<16>(a + kk), load_piece<16, false>(x + kk));
     }
     tail = whole;
   }
@@ -282,21 +291,11 @@ __global__ void __launch_bounds__(kThreads) gemv_rows_staged_kernel(const GemvAr
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const int j = lane + 32 * u;
-        if (j < n) {
-          float av[V], xv[V];
-          L::vec(ra[u], av);
-          L::vec(xs[j], xv);
-#pragma unroll
-          for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
-        }
+        if (j < n) acc = add_dot<E>(acc, ra[u], xs[j]);
       }
 #pragma unroll 4
       for (int j = lane + 32 * kUnroll; j < n; j += 32) {
-        float av[V], xv[V];
-        L::vec(load_stream(ap + V * j), av);
-        L::vec(xs[j], xv);
-#pragma unroll
-        for (int i = 0; i < V; ++i) acc = fmaf(av[i], xv[i], acc);
+        acc = add_dot<E>(acc, load_stream(ap + V * j), xs[j]);
       }
     }
   }
