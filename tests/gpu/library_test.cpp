@@ -577,6 +577,13 @@ TEST(Library, StreamSplitKIsOneLaunchWhereTheSumIsShort) {
   EXPECT_GT(checked, 0) << "no gemv or narrow kernel ran";
 }
 
+// The types gemv's pitch tests walk: 16-bit A/B with a 16-bit and an fp32 C, fp32, and tf32
+// (fp32 storage computed in fp32).
+constexpr GemmTypes kGemvTestTypes[] = {{DType::kBF16, DType::kBF16},
+                                        {DType::kF16, DType::kF32},
+                                        {DType::kF32, DType::kF32},
+                                        {DType::kTF32, DType::kF32}};
+
 // One case of gemv's pitch-class tests: right against the fp64 reference, and the device function
 // that runs it added to `kernels`.
 void check_gemv_case(const KernelInfo& gemv, const CaseSpec& spec, std::set<const void*>& kernels) {
@@ -627,9 +634,7 @@ TEST(Library, GemvColumnKernelReadsEveryPitchAndShift) {
   TILEGEMM_REQUIRE_KERNEL(gemv, "gemv");
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  for (GemmTypes types :
-       {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
-        GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
+  for (GemmTypes types : kGemvTestTypes) {
     const std::int64_t v = 16 / static_cast<std::int64_t>(dtype_bytes(types.ab));
     for (auto [m, k] :
          {std::pair<std::int64_t, std::int64_t>{8392, 1100}, {1100, 777}, {16, 777}, {1100, 100}}) {
@@ -671,9 +676,7 @@ TEST(Library, GemvRowKernelReadsEveryPitchAndShift) {
   TILEGEMM_REQUIRE_KERNEL(gemv, "gemv");
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  for (GemmTypes types :
-       {GemmTypes{DType::kBF16, DType::kBF16}, GemmTypes{DType::kF16, DType::kF32},
-        GemmTypes{DType::kF32, DType::kF32}, GemmTypes{DType::kTF32, DType::kF32}}) {
+  for (GemmTypes types : kGemvTestTypes) {
     const std::int64_t v = 16 / static_cast<std::int64_t>(dtype_bytes(types.ab));
     for (auto [m, k] : {std::pair<std::int64_t, std::int64_t>{3000, 1100},
                         {40, 1100},
