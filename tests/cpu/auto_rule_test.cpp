@@ -1358,6 +1358,31 @@ TEST(AutoRule, TensorTypesTakeWgmmaOnHopper) {
       }
     }
   }
+  // Odd extents at ld = extent (no tensor map reads A or B): rung 16's copies of both under the
+  // 128x256 tile in every layout mix (rung 23's reading of one operand in place lost there:
+  // perf-notes.md, "Rung 23's residue maps under a tf32 128x256 tile"), and under the 128x128
+  // tile a product one 128x256 tile short of the wave rule.
+  Problem odd = Problem::make_typed(4095, 4095, 4095, tf32, fbuf, fbuf, fbuf);
+  for (Layout la : {Layout::kRowMajor, Layout::kColMajor}) {
+    for (Layout lb : {Layout::kRowMajor, Layout::kColMajor}) {
+      for (Layout lc : {Layout::kRowMajor, Layout::kColMajor}) {
+        odd.a.layout = la;
+        odd.b.layout = lb;
+        odd.c.layout = lc;
+        const KernelInfo* k = select_kernel(odd, 90);
+        ASSERT_NE(k, nullptr);
+        EXPECT_EQ(k->name, "wgmma_tf32_128x256x32_s4_ts_pad")
+            << layout_name(la) << "," << layout_name(lb) << "," << layout_name(lc);
+      }
+    }
+  }
+  // 8 x 13 = 104 tiles of 128x256 against 132 SMs: under 7/8 of a wave.
+  const KernelInfo* under_wave =
+      select_kernel(Problem::make_typed(8 * 128 - 1, 13 * 256 - 1, 4095, tf32, fbuf, fbuf, fbuf,
+                                        1.0f, 0.0f, Layout::kRowMajor, Layout::kColMajor),
+                    90);
+  ASSERT_NE(under_wave, nullptr);
+  EXPECT_EQ(under_wave->name, "wgmma_tf32_128x128x32_s6_ts_pad");
 }
 
 // Where wgmma is no candidate: an A100 (cc 8.0) when sm_80 is built, else sm_90 without the
