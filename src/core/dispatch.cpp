@@ -208,8 +208,19 @@ enum class When : std::uint8_t {
   // 16-byte and odd pitches on an H200; with K of 300 or 33..64 columns those stayed as fast or
   // faster, and with a wide side of 1500 rung 29 won only at K = 5000 in one read class; the lower
   // bound lies between 10 columns (rung 21 faster) and 14 (rung 29 faster) (perf-notes.md, "Rung
-  // 29").
+  // 29"). Also 33..64 where C and the wide side's operand both run along the wide side (so that
+  // in the kernels' orientation the wide operand is an N-major B): there rung 29 beat the rules'
+  // earlier choices (the 64-row split, the CUDA cores' tiles) in every case measured, and where
+  // either runs along K or the narrow side the 64-row split stayed faster (perf-notes.md, "fp32
+  // narrow and mid-K rows of the held-out seeds").
   kF32NarrowMma,
+  // fp32 with M or N of 96..256 against 3000 or more, at least 400,000 elements of C and K of
+  // 128..255, the long operand K-major at a 16-byte pitch: rung 22's in-kernel split on its 64x128
+  // tile, behind the 128-row tensor rules, ahead of the CUDA cores' 64x64 tile, which was slower
+  // there. On a smaller C the split's extra host time lost, and with the long operand M/N-major
+  // (read as the kernel's A) the split lost on the smallest of them (perf-notes.md, "fp32 narrow
+  // and mid-K rows of the held-out seeds").
+  kF32InKernelShortK,
   // A small product (bf16, f16, tf32; fp32 in kSmallProductF32 below): at most one 32x32 tile
   // per SM, K <= 4096 and under 2^24 multiply-adds over whole 32x32 tiles: rung 24's one launch,
   // where the other paths' copies, tensor maps and second kernels cost more host time than the
@@ -418,8 +429,11 @@ struct Rule {
 // tile); with K of 16..64 ahead of thin_k too. Ahead of all of them, small M or N against a long
 // side whose operand is read in place, by element copies where no tensor map reads it
 // (kF32InKernelAnyPitch) or by tensor maps, or copied once into the L2 (kF32InKernel): rung 22's
-// in-kernel split on 64-row tiles; and ahead of those, M or N of 12..32 against 2048 or more with
-// K >= 1024 (kF32NarrowMma): rung 29's 128x32 mma.sync tile.
+// in-kernel split on 64-row tiles; and ahead of those, M or N of 12..32 (33..64 where C and the
+// wide operand run along the wide side) against 2048 or more with K >= 1024 (kF32NarrowMma): rung
+// 29's 128x32 mma.sync tile. Behind the 128-row tensor rules, M or N of 96..256 against 3000 or
+// more with K of 128..255 and the long operand K-major (kF32InKernelShortK): rung 22's in-kernel
+// split on its 64x128 tile, ahead of the CUDA cores' tiles.
 constexpr Rule kSimtRules[] = {
     {When::kVectorShortKF32, BNeeds::kAny, "cute_simple", 8, 32, 0, false, ""},
     {When::kVector, BNeeds::kAny, "gemv", 8, 1, 0, true, ""},
@@ -450,6 +464,7 @@ constexpr Rule kSimtRules[] = {
     {When::kF32TensorUnder64, BNeeds::kAny, "wgmma_3xtf32", 64, 64, 0, true, ""},
     {When::kF32TensorUnder, BNeeds::kAny, "wgmma_3xtf32", 128, 64, 0, true, ""},
     {When::kF32Tensor, BNeeds::kAny, "wgmma_3xtf32", 128, 128, 0, true, ""},
+    {When::kF32InKernelShortK, BNeeds::kAny, "wgmma_3xtf32", 64, 128, 0, true, "cs"},
     {When::kWaveOf128x256Full, BNeeds::kRowMajor, "cp_async", 128, 256, 16, false, "lean_mid"},
     {When::kWaveOf128x256Full, BNeeds::kColMajor, "cp_async", 128, 256, 8, false, "lean_mid"},
     {When::kWaveOf128x256Full, BNeeds::kAny, "tuned", 128, 256, 8, false, ""},
@@ -819,12 +834,25 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kF32InKernelAnyPitch64:
       return holds(When::kF32InKernelAnyPitch, p, sms) &&
              (in_kernel_64(p, sms) || tiles(p, 64, 64) <= 16);
+    case When::kF32InKernelShortK:
+      return fp32_math() == Fp32Math::kThreeTf32 && wide_k_major(p) && pitch_16b(wide_operand(p)) &&
+             std::min(p.m, p.n) >= 96 && std::min(p.m, p.n) <= 256 && std::max(p.m, p.n) >= 3000 &&
+             p.m * p.n >= 400000 && p.k >= 128 && p.k < 256;
     case When::kF32InKernelAnyPitchMidK:
       return odd_pitch_in_place(p) && std::min(p.m, p.n) >= 33 && std::min(p.m, p.n) <= 64 &&
              std::max(p.m, p.n) >= 2048 && p.k >= 250 && p.k < 512;
-    case When::kF32NarrowMma:
-      return fp32_math() == Fp32Math::kThreeTf32 && std::min(p.m, p.n) >= 12 &&
-             std::min(p.m, p.n) <= 32 && std::max(p.m, p.n) >= 2048 && p.k >= 1024;
+    case When::kF32NarrowMma: {
+      const std::int64_t narrow = std::min(p.m, p.n);
+      if (fp32_math() != Fp32Math::kThreeTf32 || narrow < 12 || std::max(p.m, p.n) < 2048 ||
+          p.k < 1024) {
+        return false;
+      }
+      if (narrow <= 32) return true;
+      // C and the wide side's operand along the wide side (N: row-major; M: column-major).
+      const bool n_wide = p.n >= p.m;
+      const Layout along_wide = n_wide ? Layout::kRowMajor : Layout::kColMajor;
+      return narrow <= 64 && p.c.layout == along_wide && (n_wide ? p.b : p.a).layout == along_wide;
+    }
     case When::kSmallProduct:
     case When::kSmallProductF32: {
       const std::int64_t t = tiles(p, 32, 32);

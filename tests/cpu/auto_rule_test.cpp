@@ -206,7 +206,8 @@ TEST(AutoRule, Fp32TakesThreeTf32ProductsOnHopper) {
       EXPECT_TRUE(starts_with(chosen(40, 5574, 527, lb, 0, kX3), "tuned_"));
     }
     if (lb == Layout::kRowMajor) {  // (column-major: Fp32SmallMOrNReadInPlace...)
-      EXPECT_TRUE(starts_with(chosen(64, 4096, 4096, lb, 0, kX3), "tuned_"));
+      // B (the wide side's operand) and C along N: rung 29 (Fp32NarrowLongKTakesRung29)
+      EXPECT_EQ(chosen(64, 4096, 4096, lb, 0, kX3), "mma_3xtf32_128x32");
     }
     EXPECT_TRUE(starts_with(chosen(576, 471, 161, lb, 0, kX3), "tuned_"));
     // small M or N with a longer K, where the CUDA cores' tiles run far below their peak
@@ -262,7 +263,7 @@ TEST(AutoRule, Fp32SmallMOrNTakesTheInKernelSplit) {
   EXPECT_EQ(chosen(131, 4188, 2207, kRow, 0, kX3), cs128);
   EXPECT_EQ(chosen(169, 3579, 1383, kRow, 0, kX3), cs128);
   EXPECT_EQ(chosen(139, 5420, 288, kRow, 0, kX3), cs64);  // K < 512
-  EXPECT_EQ(chosen(63, 2318, 3586, kRow, 0, kX3), cs128);
+  // (63 x 2318 x 3586, B row-major: B and C along N, rung 29: Fp32NarrowLongKTakesRung29)
   for (const std::string& other :
        {chosen(64, 8192, 8192, kRow, 0, kX3), chosen(8, 8192, 8192, kCol, 0, kX3),
         chosen(300, 4096, 4096, kCol, 0, kX3), chosen(64, 4096, 200, kCol, 0, kX3),
@@ -314,7 +315,8 @@ TEST(AutoRule, Fp32SmallMOrNWithAnOddPitchTakesTheSplitWithElementCopies) {
 
 // fp32 with M or N of 12..32 against 2048 or more and K >= 1024: rung 29's 128x32 mma.sync tile
 // (the narrow side as its N) in every layout mix, at 16-byte and odd pitches, ahead of rung 22's
-// in-kernel split; not with 11 or 33 columns, a wide side under 2048, K under 1024 or kSimt.
+// in-kernel split; not with 11 columns, a wide side under 2048, K under 1024 or kSimt. With 33..64
+// columns only where C and the wide side's operand run along the wide side.
 TEST(AutoRule, Fp32NarrowLongKTakesRung29) {
   const std::string mma = "mma_3xtf32_128x32";
   ASSERT_NE(find_kernel(mma), nullptr);
@@ -341,6 +343,54 @@ TEST(AutoRule, Fp32NarrowLongKTakesRung29) {
         chosen(32, 2047, 1297, kCol, 0, kX3), chosen(32, 4533, 1023, kCol, 0, kX3),
         chosen(32, 4533, 1297, kCol)}) {
     EXPECT_NE(other, mma);
+  }
+  // 33..64 columns: N wide with B and C row-major, or M wide with A and C column-major, either
+  // layout of the narrow operand, at 16-byte and odd pitches
+  for (Layout narrow : {kRow, kCol}) {
+    EXPECT_EQ(chosen_in(33, 2048, 1024, narrow, kRow, kRow, kX3), mma);
+    EXPECT_EQ(chosen_in(64, 8192, 4096, narrow, kRow, kRow, kX3, 0, 1), mma);
+    EXPECT_EQ(chosen_in(8192, 48, 1024, kCol, narrow, kCol, kX3), mma);
+    EXPECT_EQ(chosen_in(6685, 33, 6294, kCol, narrow, kCol, kX3, 0, 1), mma);
+  }
+  // ... not where C or the wide operand runs another way, past 64 columns or under K = 1024
+  for (const std::string& other : {chosen_in(64, 8192, 4096, kRow, kCol, kRow, kX3),
+                                   chosen_in(64, 8192, 4096, kRow, kRow, kCol, kX3),
+                                   chosen_in(8192, 64, 4096, kRow, kRow, kCol, kX3),
+                                   chosen_in(8192, 64, 4096, kCol, kRow, kRow, kX3),
+                                   chosen_in(65, 8192, 4096, kRow, kRow, kRow, kX3),
+                                   chosen_in(64, 8192, 1023, kRow, kRow, kRow, kX3)}) {
+    EXPECT_NE(other, mma);
+  }
+}
+
+// fp32 with M or N of 96..256 against 3000 or more, K of 128..255, at least 400,000 elements of
+// C and the wide operand K-major at a 16-byte pitch: rung 22's in-kernel split on its 64x128 tile
+// where no 128-row tensor rule holds; not with the wide operand M/N-major, at an odd pitch, past
+// the bounds or under kSimt.
+TEST(AutoRule, Fp32ShortKUnderAThinCTakesTheInKernelSplit) {
+  const std::string cs128 = "wgmma_3xtf32_64x128x32_s8_p1_cs";
+  if (find_kernel(cs128) == nullptr) GTEST_SKIP() << "built without sm_90a";
+  constexpr Fp32Math kX3 = Fp32Math::kThreeTf32;
+  constexpr Layout kRow = Layout::kRowMajor;
+  constexpr Layout kCol = Layout::kColMajor;
+  for (Layout la : {kRow, kCol}) {
+    for (Layout lc : {kRow, kCol}) {
+      EXPECT_EQ(chosen_in(117, 7598, 168, la, kCol, lc, kX3), cs128);  // N wide, B K-major
+      EXPECT_EQ(chosen_in(160, 3000, 128, la, kCol, lc, kX3), cs128);
+      EXPECT_EQ(chosen_in(7000, 96, 192, kRow, la, lc, kX3), cs128);  // M wide, A K-major
+    }
+  }
+  for (const std::string& other :
+       {chosen_in(117, 7598, 168, kRow, kRow, kRow, kX3),        // B N-major
+        chosen_in(117, 7598, 168, kCol, kRow, kCol, kX3),        // B N-major (the kernel's A)
+        chosen_in(117, 7598, 168, kRow, kCol, kRow, kX3, 0, 1),  // odd pitches
+        chosen_in(96, 3000, 192, kRow, kCol, kRow, kX3),         // under 400,000 elements of C
+        chosen_in(95, 7000, 192, kRow, kCol, kRow, kX3),
+        chosen_in(117, 2999, 168, kRow, kCol, kRow, kX3),
+        chosen_in(117, 7598, 127, kRow, kCol, kRow, kX3),
+        chosen_in(117, 7598, 256, kRow, kCol, kRow, kX3),
+        chosen_in(117, 7598, 168, kRow, kCol, kRow, Fp32Math::kSimt)}) {
+    EXPECT_NE(other, cs128);
   }
 }
 
