@@ -248,9 +248,11 @@ enum class When : std::uint8_t {
   kTinyMmaClusterF32,
   // Its cluster split over a longer K (sm_90): M and N over 1 and M or N at most 48, 9 tiles up to
   // a third of the SM count (a sixth where M or N is 2..4), 2048 < K <= 1024 min(8, SMs / tiles)
-  // (at most four rounds of loads a warp), A and B not both K-major: ahead of rungs 21, 22 and 29
-  // and the SIMT split tiles; rung 21's 4-column kernel stayed ahead on 2..4 lines over more
-  // tiles (perf-notes.md, "Rung 28 in fp32").
+  // (at most four rounds of loads a warp), or up to 8192 where the wide operand is not K-major
+  // (the CUDA cores' tiles, the alternative there, were slower still), A and B not both K-major:
+  // ahead of rungs 21, 22 and 29 and the SIMT split tiles; rung 21's 4-column kernel stayed ahead
+  // on 2..4 lines over more tiles (perf-notes.md, "Rung 28 in fp32" and "Rung 28's fp32 cluster
+  // split to K = 8192").
   kTinyMmaLongKF32,
   // fp32 K of 10..32 under a column-major C of at most 1024 32x32 tiles, M and N over 1, past
   // rung 25's strip, rung 24's 64x64 short-K tile and its small products: rung 28's one warp a
@@ -873,9 +875,11 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
     case When::kTinyMmaLongKF32: {
       const std::int64_t t = tiles(p, 32, 32);
       const std::int64_t narrow = std::min(p.m, p.n);
+      const bool k_fits =
+          p.k <= 1024 * std::min<std::int64_t>(8, sms / t) || (p.k <= 8192 && !wide_k_major(p));
       return fp32_math() == Fp32Math::kThreeTf32 && narrow > 1 && narrow <= 48 && t > 8 &&
-             (narrow <= 4 ? 6 : 3) * t <= sms && p.k > 2048 &&
-             p.k <= 1024 * std::min<std::int64_t>(8, sms / t) && !(a_k_major(p) && b_k_major(p));
+             (narrow <= 4 ? 6 : 3) * t <= sms && p.k > 2048 && k_fits &&
+             !(a_k_major(p) && b_k_major(p));
     }
     case When::kTinySoloColCF32:
       return fp32_math() == Fp32Math::kThreeTf32 && p.c.layout == Layout::kColMajor && p.m > 1 &&

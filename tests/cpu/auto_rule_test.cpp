@@ -759,10 +759,11 @@ TEST(AutoRule, TinyF32ProductsTakeRung2) {
 // sm_90 its cluster split past K = 512 over 9 to a wave of tiles: K up to 2048 where M or N is
 // 9..24 (2..8: up to 1024, or 2048 over at most 48 tiles), else up to 1024 over at most 64 tiles;
 // past K = 2048 over 9 to 44 tiles (2..4 lines: 22) with M or N at most 48, K up to 1024 min(8,
-// SMs / tiles), A and B not both K-major; ahead of rungs 24, 22, 21 and 29, at any pitch and
-// layout; and K of 10..32 under a column-major C of at most 1024 tiles, past rung 24's small
-// products (its one warp a tile). Not a tiny product (rung 2), K of 96, fewer tiles, more tiles
-// than SMs, a longer K or more tiles past K = 512, sm_80 past K = 512, kSimt, or tf32.
+// SMs / tiles) (8192 where the wide operand is not K-major), A and B not both K-major; ahead of
+// rungs 24, 22, 21 and 29, at any pitch and layout; and K of 10..32 under a column-major C of at
+// most 1024 tiles, past rung 24's small products (its one warp a tile). Not a tiny product (rung
+// 2), K of 96, fewer tiles, more tiles than SMs, a longer K or more tiles past K = 512, sm_80 past
+// K = 512, kSimt, or tf32.
 TEST(AutoRule, Fp32TinyProductsTakeRung28) {
   const std::string tiny = "tiny_mma_32x32";
   const GemmTypes f32{DType::kF32, DType::kF32};
@@ -814,15 +815,20 @@ TEST(AutoRule, Fp32TinyProductsTakeRung28) {
     }
   }
   // Past K = 2048 (kTinyMmaLongKF32): A M-major (the random seeds' 31 x 1026 x 3739 and 968 x 21
-  // x 3947) in, A and B both K-major out; 33 tiles reach K = 4096 (4 splits), not 4097; 2..4
-  // lines over 23 tiles out (1392 x 4: 44)
+  // x 3947) in, A and B both K-major out; 33 tiles reach K = 4096 (4 splits), not 4097, where the
+  // wide operand is K-major, and K = 8192, not 8193, where it is not; 2..4 lines over 23 tiles
+  // out (1392 x 4: 44)
   constexpr Fp32Math kX3 = Fp32Math::kThreeTf32;
   constexpr Layout kRow = Layout::kRowMajor;
   constexpr Layout kCol = Layout::kColMajor;
   EXPECT_EQ(chosen_in(31, 1026, 3739, kCol, kRow, kCol, kX3), tiny);
   EXPECT_EQ(chosen_in(968, 21, 3947, kCol, kCol, kRow, kX3), tiny);
-  EXPECT_EQ(chosen_in(31, 1026, 4096, kCol, kRow, kRow, kX3, 0, 1), tiny);
-  EXPECT_NE(chosen_in(31, 1026, 4097, kCol, kRow, kRow, kX3), tiny);
+  EXPECT_EQ(chosen_in(31, 1026, 4096, kCol, kCol, kRow, kX3, 0, 1), tiny);
+  EXPECT_NE(chosen_in(31, 1026, 4097, kCol, kCol, kRow, kX3), tiny);
+  EXPECT_EQ(chosen_in(31, 1026, 8192, kCol, kRow, kRow, kX3, 0, 1), tiny);
+  EXPECT_EQ(chosen_in(455, 47, 5567, kCol, kRow, kCol, kX3), tiny);  // seed 5's row
+  EXPECT_NE(chosen_in(31, 1026, 8193, kCol, kRow, kRow, kX3), tiny);
+  EXPECT_NE(chosen_in(700, 47, 4097, kRow, kRow, kRow, kX3), tiny);  // A (wide) K-major
   EXPECT_NE(chosen_in(31, 1026, 3739, kRow, kCol, kRow, kX3), tiny);
   EXPECT_EQ(chosen_in(391, 2, 6072, kCol, kCol, kRow, kX3), tiny);
   EXPECT_NE(chosen_in(1392, 4, 2204, kCol, kCol, kCol, kX3), tiny);
