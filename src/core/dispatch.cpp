@@ -217,9 +217,9 @@ enum class When : std::uint8_t {
   // fp32 with M or N of 96..256 against 3000 or more, at least 400,000 elements of C and K of
   // 128..255, the long operand K-major at a 16-byte pitch: rung 22's in-kernel split on its 64x128
   // tile, behind the 128-row tensor rules, ahead of the CUDA cores' 64x64 tile, which was slower
-  // there. On a smaller C the split's extra host time lost, and with the long operand M/N-major
-  // (read as the kernel's A) the split lost on the smallest of them (perf-notes.md, "fp32 narrow
-  // and mid-K rows of the held-out seeds").
+  // there. The split lost on a smaller C, and with the long operand M/N-major (read as the
+  // kernel's A, at a higher host time) on the smallest of them (perf-notes.md, "fp32 narrow and
+  // mid-K rows of the held-out seeds").
   kF32InKernelShortK,
   // A small product (bf16, f16, tf32; fp32 in kSmallProductF32 below): at most one 32x32 tile
   // per SM, K <= 4096 and under 2^24 multiply-adds over whole 32x32 tiles: rung 24's one launch,
@@ -643,6 +643,10 @@ const ConstMatrixRef& wide_operand(const Problem& p) {
 bool wide_k_major(const Problem& p) {
   return p.n <= p.m ? a_k_major(p) : b_k_major(p);
 }
+// C's rows (a row-major C's, a column-major C's columns) run along the longer of M and N.
+bool c_along_wide(const Problem& p) {
+  return p.c.layout == Layout::kRowMajor ? p.n >= p.m : p.m >= p.n;
+}
 bool narrow_k_major(const Problem& p) {
   return p.n <= p.m ? b_k_major(p) : a_k_major(p);
 }
@@ -783,8 +787,7 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
       }
       if (c > (std::int64_t{1} << 20)) return p.k >= 16 && p.k <= (narrow <= 470 ? 24 : 16);
       // The strip's 512-wide rows of C (as a row-major C) along the long side, or K <= 24.
-      const bool rows_long = p.c.layout == Layout::kRowMajor ? p.n >= p.m : p.m >= p.n;
-      return rows_long || p.k <= 24;
+      return c_along_wide(p) || p.k <= 24;
     }
     case When::kThinKStripF32:
       return fp32_math() == Fp32Math::kThreeTf32 && p.k >= 2 && p.k <= 32 &&
@@ -849,11 +852,8 @@ bool holds(When when, const Problem& p, std::int64_t sms) {
           p.k < 1024) {
         return false;
       }
-      if (narrow <= 32) return true;
-      // C and the wide side's operand along the wide side (N: row-major; M: column-major).
-      const bool n_wide = p.n >= p.m;
-      const Layout along_wide = n_wide ? Layout::kRowMajor : Layout::kColMajor;
-      return narrow <= 64 && p.c.layout == along_wide && (n_wide ? p.b : p.a).layout == along_wide;
+      // 33..64: C and the wide side's operand along the wide side
+      return narrow <= 32 || (narrow <= 64 && c_along_wide(p) && !wide_k_major(p));
     }
     case When::kSmallProduct:
     case When::kSmallProductF32: {
