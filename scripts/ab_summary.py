@@ -4,13 +4,13 @@ scripts/gpu_session.sh's `ab` step): result files named `<anything>ab_<old|new>_
 (or `rs_<old|new>_<repeat>_...json` for `bench --random` runs), every shape timed on both builds in
 several alternating repeats.
 
-Per shape (its extents and pads) it prints the median time of each build over its repeats (and the median host time per
-call), cuBLAS's median in each build's runs, and new / old. Because a host's launch times drift
-between repeats, it also prints the shape's time over cuBLAS's in the same run, new over old
-(`norm`): a change shows there even where both sides moved together, and the geometric mean of
-`norm` over the shapes is the A/B's summary line. `auto` rows are one row per shape whichever
-kernel each build chose (printed as old -> new where they differ): a rule change is compared on
-the shapes it moves.
+Per shape (its extents and pads) it prints the median time of each build over its repeats (and
+the median host time per call), cuBLAS's median in each build's runs, and new / old. Because a
+host's launch times drift between repeats, it also prints the shape's time over cuBLAS's in the
+same run, new over old (`norm`): a change shows there even where both sides moved together, and
+the geometric mean of `norm` over the shapes is the A/B's summary line. `auto` rows are one row
+per shape whichever kernel each build chose (printed as old -> new where they differ): a rule
+change is compared on the shapes it moves.
 
 Usage: scripts/ab_summary.py [--worst N] RESULT.json [...]
 """
